@@ -85,6 +85,16 @@ int eq_frame_validate(const EqFrame *f, EqLogCallback cb, void *user)
         logf_cb(cb, user, "frame: msb_aligned must be 0 or 1");
         return EQ_ERR_INVALID_ARGUMENT;
     }
+    /* Colour enums reach SSIMULACRA2's conversion tables: refuse values
+     * outside them here, once, instead of indexing with them. */
+    if ((unsigned)f->matrix > EQ_MATRIX_BT2020NC) {
+        logf_cb(cb, user, "frame: unknown colour matrix %d", (int)f->matrix);
+        return EQ_ERR_INVALID_ARGUMENT;
+    }
+    if ((unsigned)f->range > EQ_RANGE_FULL) {
+        logf_cb(cb, user, "frame: unknown colour range %d", (int)f->range);
+        return EQ_ERR_INVALID_ARGUMENT;
+    }
     int nplanes = f->layout == EQ_LAYOUT_GRAY || eq_frame_is_rgb(f) ? 1
                   : f->layout == EQ_LAYOUT_NV12                    ? 2
                                                                    : 3;
