@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu/cpu.h"
 #include "cpu/psnr.h"
 #include "cpu/ssim.h"
 #include "eqtest.h"
@@ -284,10 +285,88 @@ static void test_stages(void)
     CHECK(eq_psnr_from_sse(100, 100, 8) == 10. * log10(65025.0));
 }
 
+/*
+ * One scale through the CPU driver (bands, threads, ring buffers, ordered
+ * sum) against the plain definition: whole-plane blurs, per-window terms,
+ * and one sequential loop per sum. The doubles must be equal, before any
+ * rounding to float: this catches a single reordered add.
+ */
+static void test_scale_sums(void)
+{
+    const int w = 333, h = 211, ow = w - 10, oh = h - 10;
+    const size_t n = (size_t)w * h, m = (size_t)ow * oh;
+    float *ref = malloc(n * sizeof(float)), *dist = malloc(n * sizeof(float));
+    float *sq[3], *blur[5];
+    for (int i = 0; i < 3; i++)
+        sq[i] = malloc(n * sizeof(float));
+    for (int i = 0; i < 5; i++)
+        blur[i] = malloc(m * sizeof(float));
+    random_plane(ref, (int)n);
+    for (size_t i = 0; i < n; i++) /* dist: ref plus noise of varying size */
+        dist[i] = ref[i] * 0.75f + (float)(next_u32() % 4096u) / 64.0f;
+
+    EqSsimDsp dsp;
+    eq_ssim_dsp_init_c(&dsp);
+    dsp.products(ref, dist, (int)n, sq[0], sq[1], sq[2]);
+    naive_blur(ref, w, h, blur[0]);
+    naive_blur(dist, w, h, blur[1]);
+    for (int i = 0; i < 3; i++)
+        naive_blur(sq[i], w, h, blur[2 + i]);
+    EqSsimSums want = { 0.0, 0.0, 0.0, 0.0 };
+    for (size_t i = 0; i < m; i++) {
+        double l, c, lcs;
+        float s;
+        float v1 = eq_ssim_variance(blur[2][i], blur[0][i]);
+        float v2 = eq_ssim_variance(blur[3][i], blur[1][i]);
+        float cv = eq_ssim_covariance(blur[4][i], blur[0][i], blur[1][i]);
+        eq_ssim_window(blur[0][i], blur[1][i], v1, v2, cv, &l, &c, &s);
+        lcs = eq_ssim_lcs(l, c, s);
+        want.l += l;
+        want.c += c;
+        want.s += (double)s;
+        want.lcs += lcs;
+    }
+
+    for (int threads = 1; threads <= 3; threads++) {
+        EqSettings st;
+        EqLog log = { log_cb, NULL };
+        EqCpu *cpu = NULL;
+        EqSsimWork *work = NULL;
+        EqSsimSums got;
+        eq_settings_init(&st);
+        st.threads = threads;
+        CHECK(eq_cpu_open(&cpu, &st, &log) == 0);
+        CHECK(eq_cpu_ssim_scale(cpu, &work, ref, dist, w, h, 1, &got) == 0);
+        CHECK_BITS(got.l, want.l);
+        CHECK_BITS(got.c, want.c);
+        CHECK_BITS(got.s, want.s);
+        CHECK_BITS(got.lcs, want.lcs);
+        /* again on the same workspace, without l*c*s */
+        CHECK(eq_cpu_ssim_scale(cpu, &work, ref, dist, w, h, 0, &got) == 0);
+        CHECK_BITS(got.l, want.l);
+        CHECK_BITS(got.s, want.s);
+        eq_ssim_work_free(&work);
+        eq_cpu_close(&cpu);
+    }
+    /* the finish: means rounded to float */
+    EqScores sc;
+    eq_ssim_finish(&want, (int64_t)m, &sc);
+    CHECK_BITS(sc.ssim, (double)(float)(want.lcs / (double)m));
+    CHECK_BITS(sc.ssim_s, (double)(float)(want.s / (double)m));
+
+    free(ref);
+    free(dist);
+    for (int i = 0; i < 3; i++)
+        free(sq[i]);
+    for (int i = 0; i < 5; i++)
+        free(blur[i]);
+}
+
 int main(void)
 {
     test_sizes();
     test_threads();
     test_stages();
+    test_scale_sums();
     return eqtest_done();
 }
