@@ -16,7 +16,7 @@ def seed(name, layout, depth_idx, w, h, metrics, msb=0, pad=(0, 0, 0), off=(0, 0
     hdr[1] = depth_idx
     hdr[2] = msb | flags
     hdr[3] = (w - 1) & 255
-    hdr[4] = ((w - 1) >> 8) & 1 | (((h - 1) >> 8) & 1) << 1
+    hdr[4] = ((w - 1) >> 8) & 1 | (((h - 1) >> 8) & 1) << 1 | (8 if w > 64 or h > 64 else 0)
     hdr[5] = (h - 1) & 255
     hdr[6] = metrics
     hdr[7:10] = bytes(pad)
