@@ -14,9 +14,10 @@
  *   - an error return comes with at least one error message in the log;
  *   - return 0 means every requested metric was scored, and a metric is
  *     scored exactly when its status is 0;
- *   - the same pictures copied to tight, aligned buffers and scored by a
- *     scorer with a different thread count give the same return code, the
- *     same scored set and the same bits for every value.
+ *   - the same pictures copied to tight, aligned buffers (MSB-aligned
+ *     samples rewritten LSB-aligned) and scored by a scorer with a
+ *     different thread count give the same return code, the same scored
+ *     set and the same bits for every value.
  * A broken invariant aborts, which libFuzzer reports as a crash.
  */
 #include <stdint.h>
@@ -156,7 +157,8 @@ static void planes_free(Planes *p)
  * shorter than a row (or negative), which the library must refuse.
  */
 static int planes_make(EqFrame *f, Planes *pl, const int pad[3], const int offset[3],
-                       Src *src, const uint8_t *copy_from[3], const ptrdiff_t *copy_stride)
+                       Src *src, const uint8_t *copy_from[3], const ptrdiff_t *copy_stride,
+                       int shift)
 {
     memset(pl, 0, sizeof(*pl));
     for (int i = 0; i < layout_planes(f->layout); i++) {
@@ -182,6 +184,14 @@ static int planes_make(EqFrame *f, Planes *pl, const int pad[3], const int offse
                     r[x] = copy_from[i][y * copy_stride[i] + (ptrdiff_t)x];
                 else
                     r[x] = src_next(src);
+            }
+            /* 16-bit words moved down by `shift`: an MSB-aligned picture
+             * rewritten LSB-aligned, holding the values the library must
+             * read from it. */
+            for (size_t x = 0; shift && x + 1 < (size_t)row; x += 2) {
+                unsigned v = (unsigned)(r[x] | r[x + 1] << 8) >> shift;
+                r[x] = (uint8_t)v;
+                r[x + 1] = (uint8_t)(v >> 8);
             }
         }
         f->data[i] = p;
@@ -313,7 +323,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(&pd, 0, sizeof(pd));
     memset(&tr, 0, sizeof(tr));
     memset(&td, 0, sizeof(td));
-    if (planes_make(&ref, &pr, pad, offset, &src, NULL, NULL) < 0)
+    if (planes_make(&ref, &pr, pad, offset, &src, NULL, NULL, 0) < 0)
         goto out;
     int identical = (h[14] & 12) == 4 && !(h[2] & 8);
     for (int i = 0; i < 3; i++)
@@ -322,9 +332,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         /* dist: the same samples (identical pictures), other padding. */
         int pad2[3] = { 7, 3, 1 }, off2[3] = { 1, 2, 3 };
         const uint8_t *from[3] = { ref.data[0], ref.data[1], ref.data[2] };
-        if (planes_make(&dist, &pd, pad2, off2, &src, from, ref.stride) < 0)
+        if (planes_make(&dist, &pd, pad2, off2, &src, from, ref.stride, 0) < 0)
             goto out;
-    } else if (planes_make(&dist, &pd, pad, offset, &src, NULL, NULL) < 0) {
+    } else if (planes_make(&dist, &pd, pad, offset, &src, NULL, NULL, 0) < 0) {
         goto out;
     }
 
@@ -343,14 +353,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         goto out;
     }
 
-    /* The same pictures, tight and aligned, other thread count. */
+    /* The same pictures, tight and aligned, LSB-aligned, other thread
+     * count. */
     {
         EqFrame tref = ref, tdist = dist;
         int zero[3] = { 0, 0, 0 };
+        int shift = ref.msb_aligned && ref.bitdepth > 8 ? 16 - ref.bitdepth : 0;
         const uint8_t *fr[3] = { ref.data[0], ref.data[1], ref.data[2] };
         const uint8_t *fd[3] = { dist.data[0], dist.data[1], dist.data[2] };
-        if (planes_make(&tref, &tr, zero, zero, &src, fr, ref.stride) < 0 ||
-            planes_make(&tdist, &td, zero, zero, &src, fd, dist.stride) < 0)
+        tref.msb_aligned = tdist.msb_aligned = 0;
+        if (planes_make(&tref, &tr, zero, zero, &src, fr, ref.stride, shift) < 0 ||
+            planes_make(&tdist, &td, zero, zero, &src, fd, dist.stride, shift) < 0)
             goto out;
         before = n_errors;
         int ret2 = eq_scorer_score(get_scorer(metrics, 3 - threads), &tref, &tdist, &r2);
