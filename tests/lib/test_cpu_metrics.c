@@ -291,9 +291,9 @@ static void test_stages(void)
  * and one sequential loop per sum. The doubles must be equal, before any
  * rounding to float: this catches a single reordered add.
  */
-static void test_scale_sums(void)
+static void test_scale_sums(int w, int h)
 {
-    const int w = 333, h = 211, ow = w - 10, oh = h - 10;
+    const int ow = w - 10, oh = h - 10;
     const size_t n = (size_t)w * h, m = (size_t)ow * oh;
     float *ref = malloc(n * sizeof(float)), *dist = malloc(n * sizeof(float));
     float *sq[3], *blur[5];
@@ -362,11 +362,54 @@ static void test_scale_sums(void)
         free(blur[i]);
 }
 
+/*
+ * frame_sums against the plain loop on terms chosen so that the order of
+ * every add shows: after 1.0, terms alternate u/2 and u (u = 2^-52, one ulp
+ * of the running sum): u/2 is a tie that rounds to even, so swapping any two
+ * neighbours changes the sum. Summed in one call and in row-sized calls.
+ */
+static void test_frame_sums_order(void)
+{
+    enum { N = 4001 };
+    static double l[N], c[N], lcs[N];
+    static float s[N];
+    const double u = ldexp(1.0, -52);
+    EqSsimDsp dsp;
+    eq_ssim_dsp_init_c(&dsp);
+    for (int i = 0; i < N; i++) {
+        double v = i == 0 ? 1.0 : (i & 1) ? u / 2 : u;
+        l[i] = c[i] = lcs[i] = v;
+        s[i] = (float)v;
+    }
+    double want = 0.0;
+    for (int i = 0; i < N; i++)
+        want += l[i];
+    CHECK(want > 1.0 + 2000 * u); /* the ties went up half the time */
+
+    EqSsimSums one = { 0.0, 0.0, 0.0, 0.0 }, rows = { 0.0, 0.0, 0.0, 0.0 };
+    dsp.frame_sums(l, c, s, lcs, N, &one);
+    for (int i = 0; i < N; i += 37)
+        dsp.frame_sums(l + i, c + i, s + i, lcs + i, N - i < 37 ? N - i : 37, &rows);
+    CHECK_BITS(one.l, want);
+    CHECK_BITS(one.c, want);
+    CHECK_BITS(one.s, want);
+    CHECK_BITS(one.lcs, want);
+    CHECK_BITS(rows.l, want);
+    CHECK_BITS(rows.c, want);
+    CHECK_BITS(rows.s, want);
+    CHECK_BITS(rows.lcs, want);
+}
+
 int main(void)
 {
     test_sizes();
     test_threads();
     test_stages();
-    test_scale_sums();
+    test_frame_sums_order();
+    test_scale_sums(333, 211);
+    test_scale_sums(250, 190);
+    test_scale_sums(1000, 45);
+    test_scale_sums(61, 300);
+    test_scale_sums(176, 176);
     return eqtest_done();
 }
