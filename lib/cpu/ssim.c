@@ -43,8 +43,13 @@ int eq_ssim_dsp_init_isa(EqSsimDsp *dsp, const char *isa)
     return -1;
 }
 
+/* EXACTQUALITY_CPU_ISA=c|avx2|avx512 picks a variant (for tests and
+ * benchmarks); unknown or unsupported values are ignored. */
 void eq_ssim_dsp_init(EqSsimDsp *dsp)
 {
+    const char *isa = getenv("EXACTQUALITY_CPU_ISA");
+    if (isa && eq_ssim_dsp_init_isa(dsp, isa) == 0)
+        return;
     if (eq_ssim_dsp_init_isa(dsp, "avx512") == 0 || eq_ssim_dsp_init_isa(dsp, "avx2") == 0)
         return;
     eq_ssim_dsp_init_c(dsp);
