@@ -270,8 +270,8 @@ int y4m_parse_frame_header(const char *line, size_t len, char *err, size_t errle
     if (err && errlen)
         err[0] = 0;
     if (len < 5 || memcmp(line, "FRAME", 5) != 0 || (len > 5 && line[5] != ' ')) {
-        char shown[24];
-        printable(shown, sizeof(shown), line, len < 16 ? len : 16);
+        char shown[20];
+        printable(shown, sizeof(shown), line, len);
         return fail(err, errlen, EQ_ERR_INVALID_ARGUMENT,
                     "expected a YUV4MPEG2 frame header \"FRAME\", found \"%s\" (is the "
                     "header's size or colour space wrong?)",
