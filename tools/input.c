@@ -266,7 +266,17 @@ int input_read_frame(VideoInput *in, unsigned char *buf, char *err, size_t errle
         }
         char msg[256];
         if (y4m_parse_frame_header(in->line, (size_t)len, msg, sizeof(msg)) < 0) {
-            snprintf(err, errlen, "frame %ld: %s", in->frames, msg);
+            /* ffmpeg 5.1's yuv4mpegpipe muxer writes chroma rows of
+             * odd-width 10/12/16-bit 4:2:x video one byte short (ffmpeg
+             * cannot read those files back either). */
+            int ffmpeg_odd = in->format.bitdepth > 8 && (in->width & 1) &&
+                             (in->format.layout == EQ_LAYOUT_YUV420P ||
+                              in->format.layout == EQ_LAYOUT_YUV422P);
+            snprintf(err, errlen, "frame %ld: %s%s", in->frames, msg,
+                     ffmpeg_odd ? "; note: some ffmpeg versions write odd-width high "
+                                  "bit depth YUV4MPEG2 with short chroma rows: use raw "
+                                  "video (-f rawvideo) for such sizes"
+                                : "");
             return EQ_ERR_INVALID_ARGUMENT;
         }
     }
