@@ -236,9 +236,10 @@ check([r[0] for r in rows] == [0, 1, 2], "frame column counts from 0")
 check("pooled:" in err and "harmonic_mean" in err, "pooled summary on stderr", err)
 # --backend auto without a GPU is not an error: nothing said unless -v.
 check("CUDA" not in err, "auto backend: no CUDA noise", err)
-code, out, err = run("-v", "-m", "psnr", ref, dist)
-check(PROG + "exactquality: cpu backend" in err or PROG + "exactquality: cuda backend" in err,
-      "-v: the library's informational messages", err)
+_, _, v_err = run("-v", "-m", "psnr", ref, dist)
+check(PROG + "exactquality: cpu backend" in v_err or
+      PROG + "exactquality: cuda backend" in v_err,
+      "-v: the library's informational messages", v_err)
 for line in out.splitlines()[1:]:
     for field in line.split(",")[1:]:
         check(field == "nan" or repr(float(field)) == field or
