@@ -30,6 +30,7 @@ enum {
 
 typedef struct Options {
     unsigned metrics;
+    int metrics_given;
     EqBackend backend;
     int threads;
     EqMatrix matrix;
@@ -242,6 +243,7 @@ static int parse_options(int argc, char **argv, Options *o, int *done)
         case 'm':
             if ((ret = parse_metrics(optarg, &o->metrics)) != 0)
                 return ret;
+            o->metrics_given = 1;
             break;
         case 'b':
             if (strcmp(optarg, "cpu") == 0)
@@ -488,17 +490,28 @@ int main(int argc, char **argv)
         return rc;
     logst.verbose = o.verbose;
 
-    for (int i = 0; i < eq_value_count() && ncols < 64; i++)
-        if (eq_value_info(i)->metric & o.metrics)
-            cols[ncols++] = i;
-    memset(pools, 0, sizeof(pools));
-
     if ((rc = open_input(&ref, o.ref, &o)) != 0)
         goto end;
     if ((rc = open_input(&dist, o.dist, &o)) != 0)
         goto end;
     if ((rc = check_pair(ref, dist, &o)) != 0)
         goto end;
+
+    /* RGB is scored by ssimulacra2 alone: by default, ask for no other. */
+    EqLayout layout = input_format(ref)->layout;
+    int rgb = layout == EQ_LAYOUT_RGB || layout == EQ_LAYOUT_RGBX ||
+              layout == EQ_LAYOUT_BGRX || layout == EQ_LAYOUT_RGBA;
+    if (rgb && !o.metrics_given)
+        o.metrics &= EQ_METRIC_SSIMULACRA2;
+    if (!o.metrics) {
+        errorf("RGB input is scored by ssimulacra2 only, and this build has no ssimulacra2");
+        rc = EXIT_INPUT;
+        goto end;
+    }
+    for (int i = 0; i < eq_value_count() && ncols < 64; i++)
+        if (eq_value_info(i)->metric & o.metrics)
+            cols[ncols++] = i;
+    memset(pools, 0, sizeof(pools));
 
     EqSettings s;
     eq_settings_init(&s);

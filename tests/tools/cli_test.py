@@ -356,6 +356,13 @@ if ffmpeg:
             check(out == y_out and len(out.splitlines()) == 3,
                   f"{gst_name} raw scores as ffmpeg's {Y4M_OF[pix]} y4m", out[:200] + y_out[:200])
         else:
+            check(out.splitlines()[0] == "frame,ssimulacra2", f"{gst_name}: ssimulacra2 only",
+                  out[:100])
+            code, out2, err = run("-m", "psnr,ssimulacra2", "--width", str(w), "--height",
+                                  "17", "--format", gst_name, *raws)
+            check(code == 1 and "psnr: RGB input is scored by ssimulacra2 only" in err and
+                  out2.splitlines()[0] == "frame,psnr_y,psnr_cb,psnr_cr,ssimulacra2",
+                  f"{gst_name} with -m psnr: a psnr error", err)
             if rgb_out is None:
                 rgb_out = out
             check(out == rgb_out and len(out.splitlines()) == 3,
