@@ -221,6 +221,41 @@ valid_run(code, err, "--frames within both lengths")
 check("differ in length" not in err, "--frames 2: no length error", err)
 
 
+# ------------------------------------------------------------ values
+
+# Identical inputs: PSNR at libvmaf's psnr_max (6 * bpc + 12), SSIM 1.
+code, out, err = run("-m", "psnr,ssim", ref, ref)
+check(code == 0 and err.count(PROG) == 1, "identical 8-bit: exit 0, summary only", err)
+check(out.splitlines()[1] == "0,60,60,60,1,1,1,1", "identical 8-bit: 60 dB, SSIM 1", out)
+ref10 = write("ref10.y4m", y4m(64, 48, 2, tag="420p10", depth=10, seed=3))
+code, out, err = run("-m", "psnr", ref10, ref10)
+check(code == 0 and out.splitlines()[1] == "0,72,72,72", "identical 10-bit: 72 dB", out)
+
+# A metric error: the library's message once (not once per frame), the other
+# metrics still scored, the failed one's columns nan / null, exit 1.
+code, out, err = run("-m", "psnr,ms_ssim", ref, dist)
+check(code == 1, "ms_ssim on 64x48: exit 1", err)
+lib_lines = [l for l in err.splitlines() if "too small for float_ms_ssim" in l]
+check(len(lib_lines) == 1 and lib_lines[0].startswith(PROG + "ms_ssim: ") and "176" in
+      lib_lines[0], "ms_ssim on 64x48: the library's message, once", err)
+check(PROG + "ms_ssim: not scored on 3 of 3 frames (frame smaller than the metric's "
+      "minimum)" in err, "ms_ssim on 64x48: a count of the frames", err)
+header, rows = parse_csv(out)
+for r in rows:
+    vals = dict(zip(header, r))
+    check(not math.isnan(vals["psnr_y"]) and all(math.isnan(vals[c])
+          for c in COLUMNS["ms_ssim"]), "psnr scored, ms_ssim nan", str(vals))
+code, out, err = run("--json", "-m", "psnr,ms_ssim", ref, dist)
+o = json.loads(out.splitlines()[0])
+check(code == 1 and isinstance(o["psnr_y"], float) and o["float_ms_ssim"] is None,
+      "--json: a failed metric is null", out)
+tiny = write("tiny.y4m", y4m(8, 8, 1))
+code, out, err = run("-m", "ssim,psnr", tiny, tiny)
+check(code == 1 and "ssim: a 8x8 frame is too small for float_ssim" in err and
+      out.splitlines()[1].startswith("0,60,60,60,nan"), "ssim on 8x8: psnr still scored",
+      out + err)
+
+
 # ------------------------------------------------------------ CSV and JSON
 
 code, out, err = run(ref, dist)
@@ -331,12 +366,16 @@ Y4M_OF = {"yuv420p": "yuv420p", "yuv422p": "yuv422p", "yuv444p": "yuv444p",
 ffmpeg = shutil.which("ffmpeg")
 check(ffmpeg is not None, "ffmpeg is installed (./run installs it)")
 if ffmpeg:
-    def ff(src, pix_fmt, fmt, out_name, extra=()):
+    def ff(src, pix_fmt, fmt, out_name):
+        """Two frames of `src` (a lavfi graph, or a file) as pix_fmt in fmt."""
         path = os.path.join(tmp, out_name)
-        subprocess.run([ffmpeg, "-v", "error", "-y", *extra, "-f", "lavfi", "-i", src,
-                        "-frames:v", "2", "-pix_fmt", pix_fmt, "-strict", "-1", "-f", fmt,
-                        path], check=True)
+        inp = ["-f", "lavfi", "-i", src] if "=" in src else ["-i", src]
+        subprocess.run([ffmpeg, "-v", "error", "-y", *inp, "-frames:v", "2",
+                        "-pix_fmt", pix_fmt, "-strict", "-1", "-f", fmt, path], check=True)
         return path
+
+    # The pictures once, then repacked by ffmpeg into each raw format (a
+    # repack changes no sample; converting from RGB in each format would).
     rgb_out = None
     for gst_name, pix in FFMPEG.items():
         if pix is None:
@@ -346,15 +385,25 @@ if ffmpeg:
         w = 34 if pix.endswith("le") else 33
         src = [f"testsrc=size={w}x17:rate=25",
                f"testsrc=size={w}x17:rate=25,noise=alls=12:allf=t"]
-        raws = [ff(s, pix, "rawvideo", f"{gst_name}_{i}.raw") for i, s in enumerate(src)]
-        code, out, err = run("--width", str(w), "--height", "17", "--format", gst_name, *raws)
-        valid_run(code, err, f"ffmpeg {pix} read as {gst_name}")
-        if pix in Y4M_OF:
-            y4ms = [ff(s, Y4M_OF[pix], "yuv4mpegpipe", f"{gst_name}_{i}.y4m")
+        base = Y4M_OF.get(pix)
+        if base:
+            y4ms = [ff(s, base, "yuv4mpegpipe", f"{gst_name}_{i}.y4m")
                     for i, s in enumerate(src)]
-            code, y_out, err = run(*y4ms)
+        else:
+            y4ms = [ff(s, "rgb24", "nut", f"{gst_name}_{i}.nut") for i, s in enumerate(src)]
+        raws = [ff(y, pix, "rawvideo", f"{gst_name}_{i}.raw") for i, y in enumerate(y4ms)]
+        yuv = ["-m", "psnr,ssim"] if base else []
+        code, out, err = run(*yuv, "--width", str(w), "--height", "17", "--format", gst_name,
+                             *raws)
+        valid_run(code, err, f"ffmpeg {pix} read as {gst_name}")
+        if base:
+            check(code == 0, f"{gst_name}: psnr and ssim scored", err)
+            values = [v for l in out.splitlines()[1:] for v in l.split(",")]
+            check(values.count("nan") == (4 if "GRAY" in gst_name else 0),
+                  f"{gst_name}: values present (no cb/cr for gray)", out)
+            code, y_out, err = run(*yuv, *y4ms)
             check(out == y_out and len(out.splitlines()) == 3,
-                  f"{gst_name} raw scores as ffmpeg's {Y4M_OF[pix]} y4m", out[:200] + y_out[:200])
+                  f"{gst_name} raw scores as ffmpeg's {base} y4m", out[:200] + y_out[:200])
         else:
             check(out.splitlines()[0] == "frame,ssimulacra2", f"{gst_name}: ssimulacra2 only",
                   out[:100])
