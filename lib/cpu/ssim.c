@@ -4,12 +4,11 @@
  * float_ssim, the CPU reference (libvmaf 3.2.0 feature "float_ssim":
  * libvmaf/src/feature/float_ssim.c -> ssim.c compute_ssim ->
  * iqa/ssim_tools.c _iqa_ssim with the 1-D separable convolution of
- * iqa/convolve.c). The stages shared with float_ms_ssim live here too.
+ * iqa/convolve.c), the choice of stage variant, and the driver that runs one
+ * SSIM scale on the thread pool (shared with float_ms_ssim).
  *
- * Every formula is in lib/exact/ssim_terms.h. The stage functions below only
- * arrange loops; where a loop runs "tap outer, sample inner" (so that a
- * compiler can vectorise it), each sample still receives its taps in the
- * table's order, starting from 0.0, exactly as libvmaf's per-sample loop.
+ * The stage functions are in lib/cpu/ssim_stages.c, every formula in
+ * lib/exact/ssim_terms.h, the mapping from sums to scores in lib/finish.c.
  */
 #include <pthread.h>
 #include <stdint.h>
