@@ -322,6 +322,15 @@ code, out, err = run("--frames", "2", ref, dist)
 check(out.splitlines() == csv_out.splitlines()[:3], "--frames 2: first two rows")
 code, out, err = run("-q", ref, dist)
 check("pooled" not in err, "-q: no summary", err)
+# Threads and backends change no bit.
+for opts in (["-t", "1"], ["-t", "3"], ["-b", "cpu"], ["--backend", "auto", "--threads", "0"]):
+    code, out, err = run(*opts, ref, dist)
+    check(out == csv_out, f"{' '.join(opts)}: the same output")
+code, out, err = run("-b", "cuda", ref, dist)
+if code == 4:   # no CUDA build or no device
+    check("cannot start the cuda backend" in err and out == "", "-b cuda: exit 4, why", err)
+else:
+    check(out == csv_out, "-b cuda: the same output as the CPU", err)
 
 
 # ------------------------------------------------------------ raw input
