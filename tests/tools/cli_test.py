@@ -258,6 +258,31 @@ check(code == 1 and "ssim: a 8x8 frame is too small for float_ssim" in err and
       out + err)
 
 
+# Colour for ssimulacra2: the y4m XCOLORRANGE tag, --range over it, --matrix.
+def s2(*args):
+    code, out, err = run("-q", "-m", "ssimulacra2", *args)
+    check(code == 0, f"ssimulacra2 {args[:-2]}: exit 0", err)
+    return out
+
+tagged = {}
+for tag in ("", " XCOLORRANGE=LIMITED", " XCOLORRANGE=FULL"):
+    tagged[tag] = [write(f"c{i}{tag.strip()}.y4m", y4m(64, 48, 2, extra=tag, seed=5 + i))
+                   for i in range(2)]
+plain = s2(*tagged[""])
+check(plain.count("\n") == 3 and "nan" not in plain, "ssimulacra2 scored", plain)
+check(s2(*tagged[" XCOLORRANGE=LIMITED"]) == plain, "no tag = XCOLORRANGE=LIMITED")
+full = s2(*tagged[" XCOLORRANGE=FULL"])
+check(full != plain, "XCOLORRANGE=FULL changes ssimulacra2", full + plain)
+check(s2("--range", "full", *tagged[""]) == full, "--range full = XCOLORRANGE=FULL")
+check(s2("--range", "limited", *tagged[" XCOLORRANGE=FULL"]) == plain,
+      "--range overrides the tag")
+check(s2("--matrix", "bt709", *tagged[""]) == plain, "default matrix is BT.709")
+m601, m2020 = s2("--matrix", "bt601", *tagged[""]), s2("--matrix", "bt2020", *tagged[""])
+check(len({plain, m601, m2020}) == 3, "--matrix bt601 / bt2020 change ssimulacra2")
+code, out, err = run("-m", "psnr", "--matrix", "bt601", "--range", "full", ref, dist)
+check(out == run("-m", "psnr", ref, dist)[1], "colour options leave psnr alone")
+
+
 # ------------------------------------------------------------ CSV and JSON
 
 code, out, err = run(ref, dist)
