@@ -616,6 +616,71 @@ static void pipeline(void)
     free(x);
 }
 
+/* Random small cases: random lengths (0 and 1 included), random layouts,
+ * plans and start values, inputs spliced from several kinds. */
+static void random_cases(int count)
+{
+    double *x = malloc(6000 * sizeof *x), *tmp = malloc(6000 * sizeof *tmp);
+    int k, mismatches = 0;
+    if (!x || !tmp) {
+        CHECK(!"out of memory");
+        free(x);
+        free(tmp);
+        return;
+    }
+    for (k = 0; k < count; k++) {
+        size_t n = (size_t)(rnd() % 6001), done = 0;
+        EqOrdLayout L;
+        EqOrdPlanSpec spec;
+        double s0, loop, got = 0.0;
+        int err;
+        if (k < 4)
+            n = (size_t)k; /* 0, 1, 2, 3 terms */
+        while (done < n) {
+            size_t len = 1 + (size_t)(rnd() % 2000);
+            if (len > n - done)
+                len = n - done;
+            make_input((int)(rnd() % K_COUNT), tmp, len);
+            memcpy(x + done, tmp, len * sizeof *x);
+            done += len;
+        }
+        L.terms_per_lane = 1 + (int)(rnd() % 5);
+        L.lanes_per_chunk = 1 + (int)(rnd() % 70);
+        L.chunks_per_segment = 1 + (int)(rnd() % 20);
+        L.lanes_per_piece = (int)(rnd() % 8);
+        spec.kind = (EqOrdPlanKind)(rnd() % 6);
+        spec.fixed = -5 + (int)(rnd() % 20);
+        spec.seed = rnd();
+        switch (rnd() % 4) {
+        case 0:
+            s0 = 0.0;
+            break;
+        case 1:
+            s0 = -0.0;
+            break;
+        case 2:
+            s0 = 1.0 + rnd01();
+            break;
+        default:
+            s0 = -ldexp(1.0 + rnd01(), (int)(rnd() % 40) - 20);
+        }
+        loop = eq_ordsum_loop(x, n, 1, s0);
+        err = eq_ordsum_host(x, n, 1, s0, &L, &spec, &got, NULL);
+        if (err != 0 || !same_bits(loop, got)) {
+            if (mismatches++ < 5)
+                fprintf(stderr,
+                        "random case %d: n=%zu layout %dx%d seg%d piece%d plan %d s0=%a: "
+                        "loop %a engine %a (err %d)\n",
+                        k, n, L.terms_per_lane, L.lanes_per_chunk, L.chunks_per_segment,
+                        L.lanes_per_piece, (int)spec.kind, s0, loop, got, err);
+        }
+    }
+    CHECK(mismatches == 0);
+    printf("random cases: %d, %d mismatches\n", count, mismatches);
+    free(x);
+    free(tmp);
+}
+
 int main(void)
 {
     term_rule_samples(1500000);
@@ -628,5 +693,6 @@ int main(void)
 
     composition(200000);
     pipeline();
+    random_cases(1500);
     return eqtest_done();
 }
