@@ -171,10 +171,12 @@ void eq_ordsum_chunk_runs(const double *x, size_t n, ptrdiff_t stride,
         }
         for (l = 0; l < lanes; l++) {
             size_t i0 = c * ct + (size_t)l * (size_t)tpl;
-            int nt = 0;
-            if (i0 < n)
-                nt = n - i0 < (size_t)tpl ? (int)(n - i0) : tpl;
-            lane_runs[l] = eq_ord_run_terms(x + (ptrdiff_t)i0 * stride, nt, stride, e);
+            if (i0 < n) {
+                int nt = n - i0 < (size_t)tpl ? (int)(n - i0) : tpl;
+                lane_runs[l] = eq_ord_run_terms(x + (ptrdiff_t)i0 * stride, nt, stride, e);
+            } else {
+                lane_runs[l] = eq_ord_empty(); /* past the end: the identity */
+            }
         }
         eq_ord_tree(lane_runs, lanes);
         runs[c] = lane_runs[0];
