@@ -173,7 +173,7 @@ EQ_HD static inline EqOrdRun eq_ord_term(double x, int e)
     int bx = (int)((b >> 52) & 0x7ff);
     uint64_t mant = b & EQ_ORD_MANT_MASK;
     int sh, tie = 0;
-    int64_t q, r0, r1;
+    int64_t q, r0, r1, neg;
 
     if (bx == 0x7ff || e < EQ_ORD_EMIN || e > EQ_ORD_EMAX)
         return eq_ord_poison();
@@ -192,26 +192,24 @@ EQ_HD static inline EqOrdRun eq_ord_term(double x, int e)
     } else if (sh > 53) {
         q = 0; /* |x| / u < 2^53 / 2^54 = 1/2: below half, never a tie */
     } else {
+        /* branch-free rounding: the bits shifted out decide, data-dependent
+         * branches here cost a misprediction (a divergence on the device) */
         uint64_t rem = mant & ((((uint64_t)1) << sh) - 1);
         uint64_t half = ((uint64_t)1) << (sh - 1);
-        q = (int64_t)(mant >> sh);
-        if (rem > half)
-            q++;
-        else if (rem == half)
-            tie = 1;
+        q = (int64_t)(mant >> sh) + (int64_t)(rem > half);
+        tie = rem == half;
     }
 #if EQ_ORDSUM_MUTATION == 1
     /* mutation: a tie always rounds up */
     r0 = q + tie;
     r1 = q + tie;
 #else
-    r0 = q + (tie ? (q & 1) : 0);
-    r1 = q + (tie ? ((q & 1) ^ 1) : 0);
+    r0 = q + (tie & (q & 1));
+    r1 = q + (tie & ((q & 1) ^ 1));
 #endif
-    if (b >> 63) {
-        r0 = -r0;
-        r1 = -r1;
-    }
+    neg = -(int64_t)(b >> 63); /* 0 or -1: r(-x, p) = -r(x, p) */
+    r0 = (r0 ^ neg) - neg;
+    r1 = (r1 ^ neg) - neg;
     r.d[0] = r.lo[0] = r.hi[0] = r0;
     r.d[1] = r.lo[1] = r.hi[1] = r1;
     return r;
@@ -234,10 +232,8 @@ EQ_HD static inline EqOrdRun eq_ord_compose(EqOrdRun a, EqOrdRun b)
 #endif
         int64_t lo = da + b.lo[q];
         int64_t hi = da + b.hi[q];
-        if (a.lo[p] < lo)
-            lo = a.lo[p];
-        if (a.hi[p] > hi)
-            hi = a.hi[p];
+        lo = a.lo[p] < lo ? a.lo[p] : lo;
+        hi = a.hi[p] > hi ? a.hi[p] : hi;
         if (lo < -EQ_ORD_CAP || hi > EQ_ORD_CAP) {
             r.d[p] = 0;
             r.lo[p] = -EQ_ORD_POISON;
@@ -249,6 +245,35 @@ EQ_HD static inline EqOrdRun eq_ord_compose(EqOrdRun a, EqOrdRun b)
         }
     }
     return r;
+}
+
+/* Appends the term x to the run *r in place: *r = compose(*r, term(x, e)),
+ * the same values, in the form a lane's loop compiles best. */
+EQ_HD static inline void eq_ord_push(EqOrdRun *r, double x, int e)
+{
+    EqOrdRun t = eq_ord_term(x, e);
+    int p;
+    for (p = 0; p < 2; p++) {
+        int64_t da = r->d[p];
+#if EQ_ORDSUM_MUTATION == 4
+        int q = p; /* mutation: parity ignored */
+#else
+        int q = (int)((p + da) & 1);
+#endif
+        int64_t lo = da + t.lo[q];
+        int64_t hi = da + t.hi[q];
+        lo = r->lo[p] < lo ? r->lo[p] : lo;
+        hi = r->hi[p] > hi ? r->hi[p] : hi;
+        if (lo < -EQ_ORD_CAP || hi > EQ_ORD_CAP) {
+            r->d[p] = 0;
+            r->lo[p] = -EQ_ORD_POISON;
+            r->hi[p] = EQ_ORD_POISON;
+        } else {
+            r->d[p] = da + t.d[q];
+            r->lo[p] = lo;
+            r->hi[p] = hi;
+        }
+    }
 }
 
 /* Applies run r, computed under the planned binade e, to the exact running
@@ -311,7 +336,7 @@ EQ_HD static inline EqOrdRun eq_ord_run_terms(const double *x, int n, ptrdiff_t 
     EqOrdRun r = eq_ord_empty();
     int i;
     for (i = 0; i < n; i++)
-        r = eq_ord_compose(r, eq_ord_term(x[(ptrdiff_t)i * stride], e));
+        eq_ord_push(&r, x[(ptrdiff_t)i * stride], e);
     return r;
 }
 
