@@ -87,7 +87,7 @@ i420_caps (gint w, gint h, const gchar * interlace)
       "width", G_TYPE_INT, w, "height", G_TYPE_INT, h,
       "framerate", GST_TYPE_FRACTION, 25, 1,
       "interlace-mode", G_TYPE_STRING, interlace ? interlace : "progressive",
-      NULL);
+      "colorimetry", G_TYPE_STRING, "bt709", NULL);
 }
 
 /* An I420 frame: a gradient moved by @seed, with @noise added when > 0. */
@@ -154,6 +154,9 @@ library_scores (GstBuffer * ref, GstBuffer * dist, gint w, gint h,
     fd.data[c] = GST_VIDEO_FRAME_COMP_DATA (&df, c);
     fd.stride[c] = GST_VIDEO_FRAME_COMP_STRIDE (&df, c);
   }
+  /* the caps say bt709 (limited range): the library's defaults */
+  fr.matrix = fd.matrix = EQ_MATRIX_BT709;
+  fr.range = fd.range = EQ_RANGE_LIMITED;
   eq_settings_init (&s);
   s.metrics = metrics;
   s.backend = EQ_BACKEND_CPU;
@@ -293,14 +296,16 @@ GST_START_TEST (test_interlaced_refused)
 {
   Pair p;
   BusLog b = { 0 };
+  GstCaps *caps;
 
   pair_new (&p, "backend=cpu metrics=psnr");
   gst_harness_set_src_caps (p.dist, i420_caps (64, 48, NULL));
   /* the caps event is refused (the aggregator may queue it first), so the
    * harness helper, which asserts it is handled, cannot be used */
   gst_harness_push_event (p.ref, gst_event_new_stream_start ("ref"));
-  gst_harness_push_event (p.ref,
-      gst_event_new_caps (i420_caps (64, 48, "interleaved")));
+  caps = i420_caps (64, 48, "interleaved");
+  gst_harness_push_event (p.ref, gst_event_new_caps (caps));
+  gst_caps_unref (caps);
   {
     GstSegment seg;
 
@@ -464,7 +469,7 @@ run_untimed (const gchar * pairing, guint * scored, guint * unpaired_ref,
     /* Each pad fed by its own thread, as in a pipeline: with timestamp
      * pairing nothing pairs, and a distorted frame may wait in its pad's
      * queue until the reference frames have gone. */
-    Feed f = { p.dist, 4, 5 };
+    Feed f = { p.dist, 4, 5, GST_FLOW_OK };
     GThread *t = g_thread_new ("dist-feed", feed_untimed, &f);
 
     for (i = 0; i < 4; i++)
