@@ -69,7 +69,7 @@ typedef struct Tally {
     /* host pipeline */
     size_t h_failed, h_seg_tried, h_seg_applied, h_pieces, h_pieces_plain, h_plain, h_checks;
     /* device model */
-    size_t d_zero, d_failed, d_seg_tried, d_seg_applied, d_scans, d_plain;
+    size_t d_zero, d_failed, d_seg_tried, d_seg_applied, d_checks, d_scans, d_plain;
     /* the sums themselves: mean (sum / n) range, negative sums */
     double mean_lo, mean_hi;
     size_t negative;
@@ -193,7 +193,7 @@ static void device_plan(const double *chunk_sum, size_t nch, int *plan)
 }
 
 typedef struct DevCount {
-    size_t zero, failed, seg_tried, seg_applied, scans, plain;
+    size_t zero, failed, seg_tried, seg_applied, checks, scans, plain;
 } DevCount;
 
 /* eqc_block_exact_add (lib/cuda/ordsum.cuh), one thread: while s is +0.0
@@ -260,6 +260,7 @@ static double device_walk(const double *x, size_t n, const int *plan, const EqOr
             int len = seg_len[k];
             if (len > 1) {
                 dc->seg_tried++;
+                dc->checks++;
                 if (eq_ord_apply(&sum, &seg[k], plan[k])) {
                     dc->seg_applied++;
                     k += (size_t)len;
@@ -272,7 +273,10 @@ static double device_walk(const double *x, size_t n, const int *plan, const EqOr
                 if (zero[k] && finite) {
                     dc->zero++;
                     k++;
-                } else if (plan[k] != EQ_ORD_NONE && eq_ord_apply(&sum, &runs[k], plan[k])) {
+                } else if (plan[k] != EQ_ORD_NONE) {
+                    dc->checks++;
+                    if (!eq_ord_apply(&sum, &runs[k], plan[k]))
+                        break;
                     k++;
                 } else {
                     break;
@@ -419,6 +423,7 @@ static void measure(const double *x, size_t n, int m, int kind, int scale, int c
         t->d_seg_tried += dc.seg_tried;
         t->d_seg_applied += dc.seg_applied;
         t->d_scans += dc.scans;
+        t->d_checks += dc.checks;
         t->d_plain += dc.plain;
     }
 }
@@ -648,11 +653,14 @@ static double pct(size_t a, size_t b)
 static void print_row(const char *label, const char *kind, const char *scale, const Tally *t)
 {
     printf("| %s | %s | %s | %zu | %zu | %zu | %zu (%.2f %%) | %zu / %zu | %zu / %zu | %zu "
-           "(%.4f %%) | %zu | %zu (%.2f %%) | %zu | %zu (%.4f %%) | %.3g .. %.3g%s |\n",
+           "(%.4f %%) | %zu | %zu | %zu (%.2f %%) | %zu / %zu | %zu | %zu | %zu (%.4f %%) | %.3g .. "
+           "%.3g%s |\n",
            label, kind, scale, t->sums, t->terms, t->chunks, t->h_failed,
            pct(t->h_failed, t->chunks), t->h_seg_tried - t->h_seg_applied, t->h_seg_tried,
-           t->h_pieces_plain, t->h_pieces, t->h_plain, pct(t->h_plain, t->terms), t->d_zero,
-           t->d_failed, pct(t->d_failed, t->chunks), t->d_scans, t->d_plain,
+           t->h_pieces_plain, t->h_pieces, t->h_plain, pct(t->h_plain, t->terms), t->h_checks,
+           t->d_zero,
+           t->d_failed, pct(t->d_failed, t->chunks), t->d_seg_tried - t->d_seg_applied,
+           t->d_seg_tried, t->d_checks, t->d_scans, t->d_plain,
            pct(t->d_plain, t->terms), t->mean_lo, t->mean_hi,
            t->negative ? " (some < 0)" : "");
 }
@@ -660,9 +668,10 @@ static void print_row(const char *label, const char *kind, const char *scale, co
 static void print_table(const char *label, int by_scale)
 {
     printf("| fixture | metric / sum | scale | sums | terms | chunks | host: failed chunks "
-           "| failed / tried segments | plain / tried pieces | plain adds | device: zero "
-           "chunks skipped | failed chunks | block rounds | plain adds | sum / n |\n");
-    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+           "| failed / tried segments | plain / tried pieces | plain adds | checks | device: zero "
+           "chunks skipped | failed chunks | failed / tried segments | checks | block rounds "
+           "| plain adds | sum / n |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (int m = 0; m < M_COUNT; m++) {
         int nk = m == M_S2 ? 6 : m == M_SSIM ? 4 : 3;
         for (int k = 0; k < nk; k++) {
