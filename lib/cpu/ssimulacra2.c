@@ -3,14 +3,26 @@
  *
  * SSIMULACRA 2.1, the CPU reference. The definition (libjxl
  * tools/ssimulacra2.cc at aea3a06e281fdee13e04815bfbf4f4132e7f59ea, restated
- * in double with a fixed order; docs/ssimulacra2.md) is in the per-pixel
+ * with fixed types and order; docs/ssimulacra2.md) is in the per-pixel
  * functions of lib/exact/ssimulacra2.h; this file holds the C stages, the
  * driver that runs them over the scales, and the host-only final score.
  *
- * Threads (EqCpu.threads) split the per-pixel stages by rows; every output
- * depends only on its inputs, so the bits do not depend on the split. The
- * sums run on one thread each, in raster order.
+ * Speed without changing a bit: threads (EqCpu.pool) split the per-pixel
+ * stages by rows or columns, and every output depends only on its inputs;
+ * the compiler vectorizes loops whose lanes are independent pixels or
+ * independent blur lines (the recursion of 8 rows at once, transposed), and
+ * on x86-64 a second AVX2 copy of each stage is chosen at run time (no FMA:
+ * -ffp-contract=off and no fma target). Each of the 108 sums runs on one
+ * thread, in raster order. Building with -DEQ_S2_SCALAR and
+ * -fno-tree-vectorize gives the scalar path; tests compare both.
  */
+/* Value-safe (exception flags only): lets GCC turn the selects of the exact
+ * header into vector blends. No contraction and no reassociation either way;
+ * the scalar build (EQ_S2_SCALAR) must give the same bits, and tests say so. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("no-trapping-math")
+#endif
+
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -19,6 +31,12 @@
 
 #include "cpu/cpu.h"
 #include "cpu/ssimulacra2.h"
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(EQ_S2_SCALAR)
+#define S2_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define S2_CLONES
+#endif
 
 /* ----------------------------------------------------------------- weights */
 
@@ -258,117 +276,165 @@ void eq_s2_to_linear_c(const EqS2Source *src, int y0, int y1, double *r, double 
     }
 }
 
-void eq_s2_downsample_c(const double *in, int w, int h, double *out, int y0, int y1)
+S2_CLONES
+void eq_s2_downsample_c(const double *restrict in, int w, int h, double *restrict out, int y0,
+                        int y1)
 {
     int ow = (w + 1) / 2;
     for (int oy = y0; oy < y1; oy++) {
         const double *ra = in + (size_t)(2 * oy) * w;
         const double *rb = in + (size_t)imin(2 * oy + 1, h - 1) * w;
         double *o = out + (size_t)oy * ow;
-        for (int ox = 0; ox < ow; ox++) {
-            int xa = 2 * ox, xb = imin(2 * ox + 1, w - 1);
-            o[ox] = eq_s2_box4(ra[xa], ra[xb], rb[xa], rb[xb]);
-        }
+        for (int ox = 0; ox < w / 2; ox++)
+            o[ox] = eq_s2_box4(ra[2 * ox], ra[2 * ox + 1], rb[2 * ox], rb[2 * ox + 1]);
+        if (w & 1) /* the last column repeats */
+            o[ow - 1] = eq_s2_box4(ra[w - 1], ra[w - 1], rb[w - 1], rb[w - 1]);
     }
 }
 
-void eq_s2_xyb_c(const double *r, const double *g, const double *b, double *x, double *y,
-                 double *bo, size_t n)
+S2_CLONES
+void eq_s2_xyb_c(const double *restrict r, const double *restrict g, const double *restrict b,
+                 double *restrict x, double *restrict y, double *restrict bo, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        eq_s2_xyb(r[i], g[i], b[i], &x[i], &y[i], &bo[i]);
+    for (size_t i = 0; i < n; i++) {
+        double xv, yv, bv;
+        eq_s2_xyb(r[i], g[i], b[i], &xv, &yv, &bv);
+        x[i] = xv;
+        y[i] = yv;
+        bo[i] = bv;
+    }
 }
 
-void eq_s2_mul_c(const double *a, const double *b, double *out, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        out[i] = a[i] * b[i];
-}
+/* Rows blurred together: lane j of the transposed block is row y + j. */
+#define S2_HLANES 8
 
-void eq_s2_blur_h_c(const double *in, double *out, int w, int h, int y0, int y1)
+S2_CLONES
+void eq_s2_blur_h_c(const double *restrict a, const double *restrict b, float *restrict out,
+                    int w, int h, int y0, int y1)
 {
     (void)h;
     const int N = EQ_S2_RG_RADIUS;
-    for (int y = y0; y < y1; y++) {
-        const double *s = in + (size_t)y * w;
-        double *o = out + (size_t)y * w;
-        float p1 = 0, p3 = 0, p5 = 0, pp1 = 0, pp3 = 0, pp5 = 0;
+    /* Padded, transposed input: pad[(i + 2N) * 8 + j] = input x = i of row
+     * y + j, zero for i outside [0, w) (the zero padding). */
+    size_t plen = (size_t)(w + 3 * N);
+    float *pad = malloc(sizeof(float) * S2_HLANES * plen);
+    if (!pad) {
+        /* No scratch: the same recursion line by line (same bits). */
+        for (int y = y0; y < y1; y++) {
+            const double *ra = a + (size_t)y * w, *rb = b ? b + (size_t)y * w : NULL;
+            float *o = out + (size_t)y * w;
+            float p1 = 0, p3 = 0, p5 = 0, pp1 = 0, pp3 = 0, pp5 = 0;
+            for (int n = -N + 1; n < w; n++) {
+                int l = n - N - 1, r = n + N - 1;
+                float left = l >= 0 ? (float)(rb ? ra[l] * rb[l] : ra[l]) : 0.0f;
+                float right = r < w ? (float)(rb ? ra[r] * rb[r] : ra[r]) : 0.0f;
+                float v = eq_s2_rg_step(&p1, &p3, &p5, &pp1, &pp3, &pp5, left, right);
+                if (n >= 0)
+                    o[n] = v;
+            }
+        }
+        return;
+    }
+    for (int y = y0; y < y1; y += S2_HLANES) {
+        int rows = imin(S2_HLANES, y1 - y);
+        memset(pad, 0, sizeof(float) * S2_HLANES * plen);
+        for (int j = 0; j < rows; j++) {
+            const double *ra = a + (size_t)(y + j) * w;
+            float *d = pad + (size_t)2 * N * S2_HLANES + j;
+            if (b) {
+                const double *rb = b + (size_t)(y + j) * w;
+                for (int x = 0; x < w; x++)
+                    d[(size_t)x * S2_HLANES] = (float)(ra[x] * rb[x]);
+            } else {
+                for (int x = 0; x < w; x++)
+                    d[(size_t)x * S2_HLANES] = (float)ra[x];
+            }
+        }
+        float *o[S2_HLANES];
+        for (int j = 0; j < S2_HLANES; j++)
+            o[j] = out + (size_t)(y + imin(j, rows - 1)) * w;
+        float p1[S2_HLANES] = { 0 }, p3[S2_HLANES] = { 0 }, p5[S2_HLANES] = { 0 };
+        float pp1[S2_HLANES] = { 0 }, pp3[S2_HLANES] = { 0 }, pp5[S2_HLANES] = { 0 };
         for (int n = -N + 1; n < w; n++) {
-            int l = n - N - 1, r = n + N - 1;
-            float left = l >= 0 ? (float)s[l] : 0.0f;
-            float right = r < w ? (float)s[r] : 0.0f;
-            float v = eq_s2_rg_step(&p1, &p3, &p5, &pp1, &pp3, &pp5, left, right);
-            if (n >= 0)
-                o[n] = v;
+            const float *left = pad + (size_t)(n - N - 1 + 2 * N) * S2_HLANES;
+            const float *right = pad + (size_t)(n + N - 1 + 2 * N) * S2_HLANES;
+            float v[S2_HLANES];
+            for (int j = 0; j < S2_HLANES; j++)
+                v[j] = eq_s2_rg_step(&p1[j], &p3[j], &p5[j], &pp1[j], &pp3[j], &pp5[j], left[j],
+                                     right[j]);
+            if (n >= 0) {
+                /* Lanes past the last row write that row again, then the
+                 * real lane (written last) leaves its own value. */
+                for (int j = S2_HLANES - 1; j >= 0; j--)
+                    o[j][n] = v[j];
+            }
         }
     }
+    free(pad);
+}
+
+/* One row step of n column recursions (independent lanes); st holds the six
+ * state rows p1, p3, p5, pp1, pp3, pp5 of `stride` floats each. */
+static inline void vstep(const float *restrict l, const float *restrict r, float *restrict o,
+                         float *restrict st, size_t stride, int n)
+{
+    float *p1 = st, *p3 = st + stride, *p5 = st + 2 * stride;
+    float *pp1 = st + 3 * stride, *pp3 = st + 4 * stride, *pp5 = st + 5 * stride;
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC ivdep
+#endif
+    for (int i = 0; i < n; i++)
+        o[i] = eq_s2_rg_step(&p1[i], &p3[i], &p5[i], &pp1[i], &pp3[i], &pp5[i], l[i], r[i]);
 }
 
 #define S2_VCHUNK 64
 
-void eq_s2_blur_v_c(const double *in, double *out, int w, int h, int x0, int x1)
+S2_CLONES
+void eq_s2_blur_v_c(const float *restrict in, float *restrict out, int w, int h, int x0, int x1)
 {
     const int N = EQ_S2_RG_RADIUS;
-    float p1[S2_VCHUNK], p3[S2_VCHUNK], p5[S2_VCHUNK];
-    float pp1[S2_VCHUNK], pp3[S2_VCHUNK], pp5[S2_VCHUNK];
-
-    /* Columns in chunks, each column its own recursion down the rows. */
-    for (int xc = x0; xc < x1; xc += S2_VCHUNK) {
-        int cw = imin(S2_VCHUNK, x1 - xc);
-        for (int i = 0; i < cw; i++)
-            p1[i] = p3[i] = p5[i] = pp1[i] = pp3[i] = pp5[i] = 0.0f;
+    int cw = x1 - x0;
+    if (cw <= 0)
+        return;
+    /* Six state rows, a zero row (rows outside the image) and a discard row
+     * (outputs before row 0), cw floats each. */
+    float *st = calloc((size_t)8 * cw, sizeof(float));
+    if (st) {
+        float *zero = st + (size_t)6 * cw, *discard = st + (size_t)7 * cw;
+        /* The columns' recursions advance together, one row at a time, so
+         * the planes are read and written in row order. */
         for (int n = -N + 1; n < h; n++) {
             int l = n - N - 1, r = n + N - 1;
-            const double *rl = l >= 0 ? in + (size_t)l * w + xc : NULL;
-            const double *rr = r < h ? in + (size_t)r * w + xc : NULL;
-            double *o = n >= 0 ? out + (size_t)n * w + xc : NULL;
-            for (int i = 0; i < cw; i++) {
-                float left = rl ? (float)rl[i] : 0.0f;
-                float right = rr ? (float)rr[i] : 0.0f;
-                float v = eq_s2_rg_step(&p1[i], &p3[i], &p5[i], &pp1[i], &pp3[i], &pp5[i], left,
-                                        right);
-                if (o)
-                    o[i] = v;
-            }
+            const float *rl = l >= 0 ? in + (size_t)l * w + x0 : zero;
+            const float *rr = r < h ? in + (size_t)r * w + x0 : zero;
+            float *o = n >= 0 ? out + (size_t)n * w + x0 : discard;
+            vstep(rl, rr, o, st, (size_t)cw, cw);
+        }
+        free(st);
+        return;
+    }
+    /* No memory: the same recursions, S2_VCHUNK columns at a time. */
+    float sst[6 * S2_VCHUNK], zero[S2_VCHUNK], discard[S2_VCHUNK];
+    memset(zero, 0, sizeof(zero));
+    for (int xc = x0; xc < x1; xc += S2_VCHUNK) {
+        int c = imin(S2_VCHUNK, x1 - xc);
+        memset(sst, 0, sizeof(sst));
+        for (int n = -N + 1; n < h; n++) {
+            int l = n - N - 1, r = n + N - 1;
+            const float *rl = l >= 0 ? in + (size_t)l * w + xc : zero;
+            const float *rr = r < h ? in + (size_t)r * w + xc : zero;
+            float *o = n >= 0 ? out + (size_t)n * w + xc : discard;
+            vstep(rl, rr, o, sst, S2_VCHUNK, c);
         }
     }
 }
 
-/* Input at x of a row, 0 outside [0, w). */
-static inline double at(const double *row, int x, int w)
-{
-    return x >= 0 && x < w ? row[x] : 0.0;
-}
-
-void eq_s2_blur_h_f64_c(const double *in, double *out, int w, int h, int y0, int y1)
-{
-    (void)h;
-    for (int y = y0; y < y1; y++) {
-        const double *s = in + (size_t)y * w;
-        double *o = out + (size_t)y * w;
-        for (int x = 0; x < w; x++)
-            o[x] = eq_s2_blur9(at(s, x - 4, w), at(s, x - 3, w), at(s, x - 2, w),
-                               at(s, x - 1, w), s[x], at(s, x + 1, w), at(s, x + 2, w),
-                               at(s, x + 3, w), at(s, x + 4, w));
-    }
-}
-
-void eq_s2_blur_v_f64_c(const double *in, double *out, int w, int h, int x0, int x1)
-{
-    for (int y = 0; y < h; y++) {
-        double v[9];
-        for (int x = x0; x < x1; x++) {
-            for (int t = -4; t <= 4; t++)
-                v[t + 4] = y + t >= 0 && y + t < h ? in[(size_t)(y + t) * w + x] : 0.0;
-            out[(size_t)y * w + x] =
-                eq_s2_blur9(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]);
-        }
-    }
-}
-
-void eq_s2_terms_c(const double *x1, const double *x2, const double *mu1, const double *mu2,
-                   const double *s11, const double *s22, const double *s12, double *ssim_d,
-                   double *edge_d1, size_t n)
+S2_CLONES
+void eq_s2_terms_c(const double *restrict x1, const double *restrict x2,
+                   const float *restrict mu1, const float *restrict mu2,
+                   const float *restrict s11, const float *restrict s22,
+                   const float *restrict s12, double *restrict ssim_d,
+                   double *restrict edge_d1, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         ssim_d[i] = eq_s2_ssim_d(mu1[i], mu2[i], s11[i], s22[i], s12[i]);
@@ -407,7 +473,6 @@ void eq_s2_dsp_init_c(EqS2Dsp *dsp)
     dsp->to_linear = eq_s2_to_linear_c;
     dsp->downsample = eq_s2_downsample_c;
     dsp->xyb = eq_s2_xyb_c;
-    dsp->mul = eq_s2_mul_c;
     dsp->blur_h = eq_s2_blur_h_c;
     dsp->blur_v = eq_s2_blur_v_c;
     dsp->terms = eq_s2_terms_c;
@@ -455,52 +520,35 @@ static void srgb_tables_build(void)
 
 typedef void (*RowFn)(void *ctx, int y0, int y1);
 
-typedef struct RowJob {
+typedef struct RowJobs {
     RowFn fn;
     void *ctx;
-    int y0, y1;
-} RowJob;
+    int n, jobs;
+} RowJobs;
 
-static void *row_job_main(void *arg)
+static void row_job(void *p, int job, int worker)
 {
-    RowJob *j = arg;
-    j->fn(j->ctx, j->y0, j->y1);
-    return NULL;
+    RowJobs *r = p;
+    (void)worker;
+    int y0 = (int)((int64_t)r->n * job / r->jobs);
+    int y1 = (int)((int64_t)r->n * (job + 1) / r->jobs);
+    r->fn(r->ctx, y0, y1);
 }
 
-#define S2_MAX_THREADS 64
-
-/* Runs fn over rows [0, h) split into up to `threads` bands. The split does
- * not change any output: each row is computed by the same code. */
-static void run_rows(int threads, int h, RowFn fn, void *ctx)
+/* Runs fn over lines [0, n) split into bands on the pool (NULL: here). The
+ * split does not change any output: each line is computed by the same code. */
+static void run_rows(EqPool *pool, int n, RowFn fn, void *ctx)
 {
-    pthread_t tid[S2_MAX_THREADS];
-    RowJob job[S2_MAX_THREADS];
-    int started[S2_MAX_THREADS];
-
-    if (threads > S2_MAX_THREADS)
-        threads = S2_MAX_THREADS;
-    if (threads > h / 16)
-        threads = h / 16;
-    if (threads <= 1) {
-        fn(ctx, 0, h);
+    int threads = pool ? eq_pool_threads(pool) : 1;
+    int jobs = threads > 1 ? 4 * threads : 1;
+    if (jobs > n / 8)
+        jobs = n / 8;
+    if (jobs <= 1) {
+        fn(ctx, 0, n);
         return;
     }
-    for (int t = 0; t < threads; t++) {
-        job[t].fn = fn;
-        job[t].ctx = ctx;
-        job[t].y0 = (int)((int64_t)h * t / threads);
-        job[t].y1 = (int)((int64_t)h * (t + 1) / threads);
-    }
-    for (int t = 1; t < threads; t++)
-        started[t] = pthread_create(&tid[t], NULL, row_job_main, &job[t]) == 0;
-    fn(ctx, job[0].y0, job[0].y1);
-    for (int t = 1; t < threads; t++) {
-        if (started[t])
-            pthread_join(tid[t], NULL);
-        else
-            fn(ctx, job[t].y0, job[t].y1); /* no thread: do it here */
-    }
+    RowJobs r = { fn, ctx, n, jobs };
+    eq_pool_run(pool, jobs, row_job, &r);
 }
 
 /* ------------------------------------------------------------------ driver */
@@ -512,7 +560,8 @@ typedef struct S2Ctx {
     double *lin[2][3];  /* linear RGB of the current scale */
     double *next[2][3]; /* linear RGB of the next scale */
     double *xyb[2][3];
-    double *prod, *tmp, *s11, *s22, *s12, *mu1, *mu2;
+    float *tmp, *s11, *s22, *s12, *mu1, *mu2;
+    double *ssim_d, *edge_d1;
     int c; /* channel of the per-channel stages */
 } S2Ctx;
 
@@ -540,26 +589,16 @@ static void rows_xyb(void *p, int y0, int y1)
                     k->xyb[i][1] + o, k->xyb[i][2] + o, n);
 }
 
-/* The five blurred planes of channel c: one band of rows of the horizontal
- * pass for each, into `tmp`-like planes. To keep the bands independent, the
- * horizontal pass writes five planes (prod holds products per band). */
 typedef struct BlurJob {
     S2Ctx *k;
     const double *a, *b; /* blur of a * b, or of a when b is NULL */
-    double *out;
+    float *out;
 } BlurJob;
 
 static void rows_blur_h(void *p, int y0, int y1)
 {
     BlurJob *j = p;
-    S2Ctx *k = j->k;
-    size_t o = (size_t)y0 * k->w, n = (size_t)(y1 - y0) * k->w;
-    const double *in = j->a;
-    if (j->b) {
-        k->dsp->mul(j->a + o, j->b + o, k->prod + o, n);
-        in = k->prod;
-    }
-    k->dsp->blur_h(in, k->tmp, k->w, k->h, y0, y1);
+    j->k->dsp->blur_h(j->a, j->b, j->k->tmp, j->k->w, j->k->h, y0, y1);
 }
 
 static void cols_blur_v(void *p, int x0, int x1)
@@ -573,24 +612,31 @@ static void rows_terms(void *p, int y0, int y1)
     S2Ctx *k = p;
     size_t o = (size_t)y0 * k->w, n = (size_t)(y1 - y0) * k->w;
     int c = k->c;
-    /* ssim_d into prod, edge_d1 into tmp (both free by now). */
     k->dsp->terms(k->xyb[0][c] + o, k->xyb[1][c] + o, k->mu1 + o, k->mu2 + o, k->s11 + o,
-                  k->s22 + o, k->s12 + o, k->prod + o, k->tmp + o, n);
+                  k->s22 + o, k->s12 + o, k->ssim_d + o, k->edge_d1 + o, n);
 }
 
-static void blur(S2Ctx *k, int threads, const double *a, const double *b, double *out)
+static void blur(S2Ctx *k, EqPool *pool, const double *a, const double *b, float *out)
 {
     BlurJob j = { k, a, b, out };
-    run_rows(threads, k->h, rows_blur_h, &j);
-    run_rows(threads, k->w, cols_blur_v, &j);
+    run_rows(pool, k->h, rows_blur_h, &j);
+    run_rows(pool, k->w, cols_blur_v, &j);
 }
 
-int eq_s2_run(const EqS2Dsp *dsp, int threads, const EqLog *log, const EqS2Source *ref,
+size_t eq_s2_run_doubles(int w, int h)
+{
+    /* 6 linear + 6 XYB + 2 term planes of w x h doubles, 6 float planes
+     * (3 doubles' worth), 6 next-scale planes of a quarter. */
+    size_t n0 = (size_t)w * h;
+    size_t nq = (size_t)((w + 1) / 2) * ((h + 1) / 2);
+    return 17 * n0 + 6 * nq;
+}
+
+int eq_s2_run(const EqS2Dsp *dsp, EqPool *threads, double *mem, const EqLog *log, const EqS2Source *ref,
               const EqS2Source *dist, EqScores *out)
 {
     int widths[EQ_S2_MAX_SCALES], heights[EQ_S2_MAX_SCALES];
     S2Ctx k;
-    double *mem = NULL;
     int scales;
 
     int W = ref->plane[0].width, H = ref->plane[0].height;
@@ -602,16 +648,8 @@ int eq_s2_run(const EqS2Dsp *dsp, int threads, const EqLog *log, const EqS2Sourc
         return EQ_ERR_TOO_SMALL;
     }
 
-    /* Planes: 6 linear + 6 next (a quarter) + 6 XYB + 7 work, w x h each. */
     size_t n0 = (size_t)W * H;
     size_t nq = (size_t)((W + 1) / 2) * ((H + 1) / 2);
-    size_t bytes = sizeof(double) * (19 * n0 + 6 * nq);
-    mem = malloc(bytes);
-    if (!mem) {
-        eq_log(log, EQ_LOG_ERROR, "ssimulacra2: out of memory for a %dx%d frame (%zu MB of planes)",
-               W, H, bytes >> 20);
-        return EQ_ERR_NO_MEMORY;
-    }
     memset(&k, 0, sizeof(k));
     k.dsp = dsp;
     k.src[0] = ref;
@@ -623,13 +661,15 @@ int eq_s2_run(const EqS2Dsp *dsp, int threads, const EqLog *log, const EqS2Sourc
             k.xyb[i][c] = p, p += n0;
             k.next[i][c] = p, p += nq;
         }
-    k.prod = p, p += n0;
-    k.tmp = p, p += n0;
-    k.s11 = p, p += n0;
-    k.s22 = p, p += n0;
-    k.s12 = p, p += n0;
-    k.mu1 = p, p += n0;
-    k.mu2 = p, p += n0;
+    k.ssim_d = p, p += n0;
+    k.edge_d1 = p, p += n0;
+    float *f = (float *)p;
+    k.tmp = f, f += n0;
+    k.s11 = f, f += n0;
+    k.s22 = f, f += n0;
+    k.s12 = f, f += n0;
+    k.mu1 = f, f += n0;
+    k.mu2 = f, f += n0;
 
     k.w = W;
     k.h = H;
@@ -659,16 +699,21 @@ int eq_s2_run(const EqS2Dsp *dsp, int threads, const EqLog *log, const EqS2Sourc
             blur(&k, threads, k.xyb[1][c], NULL, k.mu2);
             k.c = c;
             run_rows(threads, k.h, rows_terms, &k);
-            dsp->sums(k.prod, k.tmp, (size_t)k.w * k.h, &sums[eq_s2_sum_index(s, c, 0)]);
+            dsp->sums(k.ssim_d, k.edge_d1, (size_t)k.w * k.h, &sums[eq_s2_sum_index(s, c, 0)]);
         }
     }
 
     out->ssimulacra2 = eq_s2_score_from_sums(sums, scales, widths, heights);
     out->ssimulacra2_scales = scales;
     memcpy(out->ssimulacra2_sums, sums, sizeof(sums));
-    free(mem);
     return 0;
 }
+
+/* Planes kept between frames. */
+struct EqCpuS2State {
+    size_t cap; /* doubles */
+    double *mem;
+};
 
 int eq_cpu_ssimulacra2(EqCpu *cpu, const EqFrame *ref, const EqFrame *dist, EqScores *out)
 {
@@ -696,6 +741,32 @@ int eq_cpu_ssimulacra2(EqCpu *cpu, const EqFrame *ref, const EqFrame *dist, EqSc
         eq_log(&cpu->log, EQ_LOG_ERROR, "ssimulacra2: cannot read the frame's planes");
         return err;
     }
+    size_t doubles = eq_s2_run_doubles(ref->width, ref->height);
+    struct EqCpuS2State *st = cpu->ssimulacra2;
+    if (!st || st->cap < doubles) {
+        eq_cpu_ssimulacra2_free(cpu);
+        st = calloc(1, sizeof(*st));
+        if (st)
+            st->mem = malloc(sizeof(double) * doubles);
+        if (!st || !st->mem) {
+            free(st);
+            eq_log(&cpu->log, EQ_LOG_ERROR,
+                   "ssimulacra2: out of memory for a %dx%d frame (%zu MB of planes)", ref->width,
+                   ref->height, (sizeof(double) * doubles) >> 20);
+            return EQ_ERR_NO_MEMORY;
+        }
+        st->cap = doubles;
+        cpu->ssimulacra2 = st;
+    }
     eq_s2_dsp_init_c(&dsp);
-    return eq_s2_run(&dsp, cpu->threads, &cpu->log, &src[0], &src[1], out);
+    return eq_s2_run(&dsp, cpu->pool, st->mem, &cpu->log, &src[0], &src[1], out);
+}
+
+void eq_cpu_ssimulacra2_free(EqCpu *cpu)
+{
+    if (!cpu->ssimulacra2)
+        return;
+    free(cpu->ssimulacra2->mem);
+    free(cpu->ssimulacra2);
+    cpu->ssimulacra2 = NULL;
 }
