@@ -20,6 +20,7 @@
 #include <stddef.h>
 
 #include "internal.h"
+#include "cpu/pool.h"
 #include "exact/ssimulacra2.h"
 
 /* How a frame's samples become linear RGB: layout, geometry, lookup tables. */
