@@ -11,8 +11,10 @@
  *   bench_ssimulacra2 -s [-t THREADS] [-n ITER] [WxH]
  *       the same on a synthetic pair (default 1920x1080).
  *   bench_ssimulacra2 --f64 REF.png DIST.png
- *       prints the score of our definition and of the float64 check (the
- *       blur evaluated exactly, as its 9-tap kernel in double).
+ *       prints the score of our definition, of the float64 check (every
+ *       plane in double, the blur evaluated exactly as its 9-tap kernel),
+ *       and of the float64 pipeline with libjxl's recursion in double but
+ *       its float-rounded coefficients.
  */
 #include <math.h>
 #include <stdint.h>
@@ -91,8 +93,44 @@ static double at(const double *p, int x, int w)
     return x >= 0 && x < w ? p[x] : 0.0;
 }
 
+/* 0: the exact 9-tap kernel; 1: libjxl's recursion in double with its float
+ * coefficients (splits the float blur's error into coefficients and
+ * arithmetic). */
+static int blur64_mode;
+
+static void rec64(const double *in, double *out, int n, ptrdiff_t st)
+{
+    const double n2[3] = { EQ_S2_RG_N2_1, EQ_S2_RG_N2_3, EQ_S2_RG_N2_5 };
+    const double d1[3] = { EQ_S2_RG_D1_1, EQ_S2_RG_D1_3, EQ_S2_RG_D1_5 };
+    double p[3] = { 0, 0, 0 }, pp[3] = { 0, 0, 0 };
+    const int N = EQ_S2_RG_RADIUS;
+    for (int i = -N + 1; i < n; i++) {
+        int l = i - N - 1, r = i + N - 1;
+        double s = (l >= 0 ? in[l * st] : 0.0) + (r < n ? in[r * st] : 0.0);
+        double y[3];
+        for (int k = 0; k < 3; k++) {
+            y[k] = n2[k] * s + (-(d1[k] * p[k]) - pp[k]);
+            pp[k] = p[k];
+            p[k] = y[k];
+        }
+        if (i >= 0)
+            out[i * st] = y[0] + (y[1] + y[2]);
+    }
+}
+
 static void blur64(const double *a, const double *b, double *tmp, double *out, int w, int h)
 {
+    if (blur64_mode == 1) {
+        double *prod = malloc(sizeof(double) * (size_t)w * h);
+        for (size_t i = 0; i < (size_t)w * h; i++)
+            prod[i] = b ? a[i] * b[i] : a[i];
+        for (int y = 0; y < h; y++)
+            rec64(prod + (size_t)y * w, tmp + (size_t)y * w, w, 1);
+        for (int x = 0; x < w; x++)
+            rec64(tmp + x, out + x, h, w);
+        free(prod);
+        return;
+    }
     for (int y = 0; y < h; y++)
         for (int x = 0; x < w; x++) {
             const double *s = a + (size_t)y * w;
@@ -197,7 +235,12 @@ static int f64_check(const char *a_path, const char *b_path)
     eq_s2_dsp_init_c(&dsp);
     if (eq_s2_run(&dsp, NULL, mem, &log, &sa, &sb, &r) < 0)
         return 1;
-    printf("ours %.17g f64 %.17g\n", r.ssimulacra2, score64(&sa, &sb));
+    double exact = score64(&sa, &sb);
+    blur64_mode = 1;
+    double rec = score64(&sa, &sb);
+    blur64_mode = 0;
+    printf("ours %.17g f64 %.17g f64_recursion_float_coefficients %.17g\n", r.ssimulacra2, exact,
+           rec);
     free(mem);
     free(lut);
     free((void *)a.data[0]);
