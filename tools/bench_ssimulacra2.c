@@ -6,8 +6,10 @@
  *
  *   bench_ssimulacra2 [-t THREADS] [-n ITER] REF.png DIST.png
  *       decodes the pair once, scores it ITER times (default 5) and prints
- *       the score, the best and median wall time per frame pair, and the time
- *       of one decode + score (what libjxl's `ssimulacra2 REF DIST` does).
+ *       the score, the best and median wall time per frame pair, the CPU
+ *       time per pair, and the time of the first decode + score. With -n 0 it
+ *       only decodes and scores once and prints the score with %.8f, as
+ *       libjxl's `ssimulacra2 REF DIST` does (time the process from outside).
  *   bench_ssimulacra2 -s [-t THREADS] [-n ITER] [WxH]
  *       the same on a synthetic pair (default 1920x1080).
  *   bench_ssimulacra2 --f64 REF.png DIST.png
@@ -233,7 +235,7 @@ static int f64_check(const char *a_path, const char *b_path)
     EqS2Dsp dsp;
     EqScores r;
     eq_s2_dsp_init_c(&dsp);
-    if (eq_s2_run(&dsp, NULL, mem, &log, &sa, &sb, &r) < 0)
+    if (eq_s2_run(&dsp, NULL, mem, NULL, &log, &sa, &sb, &r) < 0)
         return 1;
     double exact = score64(&sa, &sb);
     blur64_mode = 1;
@@ -274,8 +276,8 @@ int main(int argc, char **argv)
                 argv[0]);
         return 2;
     }
-    if (iters < 1)
-        iters = 1;
+    if (iters < 0)
+        iters = 0;
 
     EqSettings s;
     eq_settings_init(&s);
@@ -301,6 +303,14 @@ int main(int argc, char **argv)
         if (eq_scorer_score(sc, &a, &b, &r) < 0)
             return 1;
         t_decode_score = now() - t0;
+    }
+    if (iters == 0) {
+        /* What libjxl's `ssimulacra2 REF DIST` does: decode, score once. */
+        printf("%.8f\n", r.ssimulacra2);
+        free((void *)a.data[0]);
+        free((void *)b.data[0]);
+        eq_scorer_close(&sc);
+        return 0;
     }
     double *t = malloc(sizeof(double) * iters);
     double score = 0;

@@ -305,19 +305,40 @@ void eq_s2_xyb_c(const double *restrict r, const double *restrict g, const doubl
     }
 }
 
+/* One row step of n column recursions (independent lanes); st holds the six
+ * state rows p1, p3, p5, pp1, pp3, pp5 of `stride` floats each. */
+static inline void vstep(const float *restrict l, const float *restrict r, float *restrict o,
+                         float *restrict st, size_t stride, int n)
+{
+    float *p1 = st, *p3 = st + stride, *p5 = st + 2 * stride;
+    float *pp1 = st + 3 * stride, *pp3 = st + 4 * stride, *pp5 = st + 5 * stride;
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC ivdep
+#endif
+    for (int i = 0; i < n; i++)
+        o[i] = eq_s2_rg_step(&p1[i], &p3[i], &p5[i], &pp1[i], &pp3[i], &pp5[i], l[i], r[i]);
+}
+
 /* Rows blurred together: lane j of the transposed block is row y + j. */
-#define S2_HLANES 8
+#define S2_HLANES 16
+
+size_t eq_s2_blur_scratch_floats(int w)
+{
+    size_t h = (size_t)S2_HLANES * (size_t)(2 * w + 3 * EQ_S2_RG_RADIUS);
+    size_t v = (size_t)9 * (size_t)w;
+    return h > v ? h : v;
+}
 
 S2_CLONES
 void eq_s2_blur_h_c(const double *restrict a, const double *restrict b, float *restrict out,
-                    int w, int h, int y0, int y1)
+                    int w, int h, int y0, int y1, float *scratch)
 {
     (void)h;
     const int N = EQ_S2_RG_RADIUS;
     /* Padded, transposed input: pad[(i + 2N) * 8 + j] = input x = i of row
      * y + j, zero for i outside [0, w) (the zero padding). */
     size_t plen = (size_t)(w + 3 * N);
-    float *pad = malloc(sizeof(float) * S2_HLANES * plen);
+    float *pad = scratch ? scratch : malloc(sizeof(float) * S2_HLANES * (plen + (size_t)w));
     if (!pad) {
         /* No scratch: the same recursion line by line (same bits). */
         for (int y = y0; y < y1; y++) {
@@ -335,82 +356,116 @@ void eq_s2_blur_h_c(const double *restrict a, const double *restrict b, float *r
         }
         return;
     }
+    float *res = pad + S2_HLANES * plen;
     for (int y = y0; y < y1; y += S2_HLANES) {
         int rows = imin(S2_HLANES, y1 - y);
-        memset(pad, 0, sizeof(float) * S2_HLANES * plen);
-        for (int j = 0; j < rows; j++) {
-            const double *ra = a + (size_t)(y + j) * w;
-            float *d = pad + (size_t)2 * N * S2_HLANES + j;
+        memset(pad, 0, sizeof(float) * S2_HLANES * 2 * N);
+        memset(pad + S2_HLANES * (size_t)(w + 2 * N), 0, sizeof(float) * S2_HLANES * N);
+        const double *ra[S2_HLANES], *rb[S2_HLANES];
+        for (int j = 0; j < S2_HLANES; j++) {
+            ra[j] = a + (size_t)(y + imin(j, rows - 1)) * w;
+            rb[j] = b ? b + (size_t)(y + imin(j, rows - 1)) * w : ra[j];
+        }
+        float *d = pad + (size_t)2 * N * S2_HLANES;
+        for (int x = 0; x < w; x++) {
+            float *dx = d + (size_t)x * S2_HLANES;
             if (b) {
-                const double *rb = b + (size_t)(y + j) * w;
-                for (int x = 0; x < w; x++)
-                    d[(size_t)x * S2_HLANES] = (float)(ra[x] * rb[x]);
+                for (int j = 0; j < S2_HLANES; j++)
+                    dx[j] = (float)(ra[j][x] * rb[j][x]);
             } else {
-                for (int x = 0; x < w; x++)
-                    d[(size_t)x * S2_HLANES] = (float)ra[x];
+                for (int j = 0; j < S2_HLANES; j++)
+                    dx[j] = (float)ra[j][x];
             }
+        }
+        /* The 16 rows' recursions advance together along x (lanes). */
+        float st[6 * S2_HLANES], discard[S2_HLANES];
+        memset(st, 0, sizeof(st));
+        for (int n = -N + 1; n < w; n++) {
+            const float *left = pad + (size_t)(n - N - 1 + 2 * N) * S2_HLANES;
+            const float *right = pad + (size_t)(n + N - 1 + 2 * N) * S2_HLANES;
+            vstep(left, right, n >= 0 ? res + (size_t)n * S2_HLANES : discard, st, S2_HLANES,
+                  S2_HLANES);
         }
         float *o[S2_HLANES];
         for (int j = 0; j < S2_HLANES; j++)
             o[j] = out + (size_t)(y + imin(j, rows - 1)) * w;
-        float p1[S2_HLANES] = { 0 }, p3[S2_HLANES] = { 0 }, p5[S2_HLANES] = { 0 };
-        float pp1[S2_HLANES] = { 0 }, pp3[S2_HLANES] = { 0 }, pp5[S2_HLANES] = { 0 };
-        for (int n = -N + 1; n < w; n++) {
-            const float *left = pad + (size_t)(n - N - 1 + 2 * N) * S2_HLANES;
-            const float *right = pad + (size_t)(n + N - 1 + 2 * N) * S2_HLANES;
-            float v[S2_HLANES];
-            for (int j = 0; j < S2_HLANES; j++)
-                v[j] = eq_s2_rg_step(&p1[j], &p3[j], &p5[j], &pp1[j], &pp3[j], &pp5[j], left[j],
-                                     right[j]);
-            if (n >= 0) {
-                /* Lanes past the last row write that row again, then the
-                 * real lane (written last) leaves its own value. */
-                for (int j = S2_HLANES - 1; j >= 0; j--)
-                    o[j][n] = v[j];
-            }
+        for (int x = 0; x < w; x++) {
+            const float *rx = res + (size_t)x * S2_HLANES;
+            /* Lanes past the last row (inputs repeated from it, so the same
+             * values) write that row first; the real lane writes last. */
+            for (int j = S2_HLANES - 1; j >= 0; j--)
+                o[j][x] = rx[j];
         }
     }
-    free(pad);
+    if (!scratch)
+        free(pad);
 }
 
-/* One row step of n column recursions (independent lanes); st holds the six
- * state rows p1, p3, p5, pp1, pp3, pp5 of `stride` floats each. */
-static inline void vstep(const float *restrict l, const float *restrict r, float *restrict o,
-                         float *restrict st, size_t stride, int n)
+/* Two consecutive row steps (rows n and n + 1) of the same recursions: the
+ * same operations per lane as two vstep calls, with the state kept in
+ * registers in between. */
+static inline void vstep2(const float *restrict l0, const float *restrict r0,
+                          float *restrict o0, const float *restrict l1, const float *restrict r1,
+                          float *restrict o1, float *restrict st, size_t stride, int n)
 {
     float *p1 = st, *p3 = st + stride, *p5 = st + 2 * stride;
     float *pp1 = st + 3 * stride, *pp3 = st + 4 * stride, *pp5 = st + 5 * stride;
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC ivdep
 #endif
-    for (int i = 0; i < n; i++)
-        o[i] = eq_s2_rg_step(&p1[i], &p3[i], &p5[i], &pp1[i], &pp3[i], &pp5[i], l[i], r[i]);
+    for (int i = 0; i < n; i++) {
+        float a1 = p1[i], a3 = p3[i], a5 = p5[i], b1 = pp1[i], b3 = pp3[i], b5 = pp5[i];
+        o0[i] = eq_s2_rg_step(&a1, &a3, &a5, &b1, &b3, &b5, l0[i], r0[i]);
+        o1[i] = eq_s2_rg_step(&a1, &a3, &a5, &b1, &b3, &b5, l1[i], r1[i]);
+        p1[i] = a1;
+        p3[i] = a3;
+        p5[i] = a5;
+        pp1[i] = b1;
+        pp3[i] = b3;
+        pp5[i] = b5;
+    }
 }
 
 #define S2_VCHUNK 64
 
 S2_CLONES
-void eq_s2_blur_v_c(const float *restrict in, float *restrict out, int w, int h, int x0, int x1)
+void eq_s2_blur_v_c(const float *restrict in, float *restrict out, int w, int h, int x0, int x1,
+                    float *scratch)
 {
     const int N = EQ_S2_RG_RADIUS;
     int cw = x1 - x0;
     if (cw <= 0)
         return;
-    /* Six state rows, a zero row (rows outside the image) and a discard row
-     * (outputs before row 0), cw floats each. */
-    float *st = calloc((size_t)8 * cw, sizeof(float));
+    /* Six state rows, a zero row (rows outside the image) and two discard
+     * rows (outputs before row 0), cw floats each. */
+    float *st = scratch ? scratch : malloc(sizeof(float) * 9 * (size_t)cw);
     if (st) {
+        memset(st, 0, sizeof(float) * 7 * (size_t)cw);
         float *zero = st + (size_t)6 * cw, *discard = st + (size_t)7 * cw;
         /* The columns' recursions advance together, one row at a time, so
          * the planes are read and written in row order. */
-        for (int n = -N + 1; n < h; n++) {
+        int n = -N + 1;
+        for (; n + 1 < h; n += 2) {
+            int l = n - N - 1, r = n + N - 1;
+            const float *rl0 = l >= 0 ? in + (size_t)l * w + x0 : zero;
+            const float *rr0 = r < h ? in + (size_t)r * w + x0 : zero;
+            float *o0 = n >= 0 ? out + (size_t)n * w + x0 : discard;
+            const float *rl1 = l + 1 >= 0 ? in + (size_t)(l + 1) * w + x0 : zero;
+            const float *rr1 = r + 1 < h ? in + (size_t)(r + 1) * w + x0 : zero;
+            float *o1 = n + 1 >= 0 ? out + (size_t)(n + 1) * w + x0 : discard;
+            if (o0 == discard && o1 == discard) /* two outputs discarded: no alias */
+                o1 = discard + cw;
+            vstep2(rl0, rr0, o0, rl1, rr1, o1, st, (size_t)cw, cw);
+        }
+        for (; n < h; n++) {
             int l = n - N - 1, r = n + N - 1;
             const float *rl = l >= 0 ? in + (size_t)l * w + x0 : zero;
             const float *rr = r < h ? in + (size_t)r * w + x0 : zero;
             float *o = n >= 0 ? out + (size_t)n * w + x0 : discard;
             vstep(rl, rr, o, st, (size_t)cw, cw);
         }
-        free(st);
+        if (!scratch)
+            free(st);
         return;
     }
     /* No memory: the same recursions, S2_VCHUNK columns at a time. */
@@ -518,7 +573,7 @@ static void srgb_tables_build(void)
 
 /* ----------------------------------------------------------------- threads */
 
-typedef void (*RowFn)(void *ctx, int y0, int y1);
+typedef void (*RowFn)(void *ctx, int y0, int y1, int worker);
 
 typedef struct RowJobs {
     RowFn fn;
@@ -529,10 +584,9 @@ typedef struct RowJobs {
 static void row_job(void *p, int job, int worker)
 {
     RowJobs *r = p;
-    (void)worker;
     int y0 = (int)((int64_t)r->n * job / r->jobs);
     int y1 = (int)((int64_t)r->n * (job + 1) / r->jobs);
-    r->fn(r->ctx, y0, y1);
+    r->fn(r->ctx, y0, y1, worker);
 }
 
 /* Runs fn over lines [0, n) split into bands on the pool (NULL: here). The
@@ -544,7 +598,7 @@ static void run_rows(EqPool *pool, int n, RowFn fn, void *ctx)
     if (jobs > n / 8)
         jobs = n / 8;
     if (jobs <= 1) {
-        fn(ctx, 0, n);
+        fn(ctx, 0, n, 0);
         return;
     }
     RowJobs r = { fn, ctx, n, jobs };
@@ -562,26 +616,30 @@ typedef struct S2Ctx {
     double *xyb[2][3];
     float *tmp, *s11, *s22, *s12, *mu1, *mu2;
     double *ssim_d, *edge_d1;
-    int c; /* channel of the per-channel stages */
+    float **scratch; /* per pool worker, eq_s2_blur_scratch_floats(w); or NULL */
+    int c;           /* channel of the per-channel stages */
 } S2Ctx;
 
-static void rows_to_linear(void *p, int y0, int y1)
+static void rows_to_linear(void *p, int y0, int y1, int worker)
 {
+    (void)worker;
     S2Ctx *k = p;
     for (int i = 0; i < 2; i++)
         k->dsp->to_linear(k->src[i], y0, y1, k->lin[i][0], k->lin[i][1], k->lin[i][2]);
 }
 
-static void rows_downsample(void *p, int y0, int y1)
+static void rows_downsample(void *p, int y0, int y1, int worker)
 {
+    (void)worker;
     S2Ctx *k = p;
     for (int i = 0; i < 2; i++)
         for (int c = 0; c < 3; c++)
             k->dsp->downsample(k->lin[i][c], k->w, k->h, k->next[i][c], y0, y1);
 }
 
-static void rows_xyb(void *p, int y0, int y1)
+static void rows_xyb(void *p, int y0, int y1, int worker)
 {
+    (void)worker;
     S2Ctx *k = p;
     size_t o = (size_t)y0 * k->w, n = (size_t)(y1 - y0) * k->w;
     for (int i = 0; i < 2; i++)
@@ -595,20 +653,23 @@ typedef struct BlurJob {
     float *out;
 } BlurJob;
 
-static void rows_blur_h(void *p, int y0, int y1)
+static void rows_blur_h(void *p, int y0, int y1, int worker)
 {
     BlurJob *j = p;
-    j->k->dsp->blur_h(j->a, j->b, j->k->tmp, j->k->w, j->k->h, y0, y1);
+    j->k->dsp->blur_h(j->a, j->b, j->k->tmp, j->k->w, j->k->h, y0, y1,
+                      j->k->scratch ? j->k->scratch[worker] : NULL);
 }
 
-static void cols_blur_v(void *p, int x0, int x1)
+static void cols_blur_v(void *p, int x0, int x1, int worker)
 {
     BlurJob *j = p;
-    j->k->dsp->blur_v(j->k->tmp, j->out, j->k->w, j->k->h, x0, x1);
+    j->k->dsp->blur_v(j->k->tmp, j->out, j->k->w, j->k->h, x0, x1,
+                      j->k->scratch ? j->k->scratch[worker] : NULL);
 }
 
-static void rows_terms(void *p, int y0, int y1)
+static void rows_terms(void *p, int y0, int y1, int worker)
 {
+    (void)worker;
     S2Ctx *k = p;
     size_t o = (size_t)y0 * k->w, n = (size_t)(y1 - y0) * k->w;
     int c = k->c;
@@ -632,7 +693,8 @@ size_t eq_s2_run_doubles(int w, int h)
     return 17 * n0 + 6 * nq;
 }
 
-int eq_s2_run(const EqS2Dsp *dsp, EqPool *threads, double *mem, const EqLog *log, const EqS2Source *ref,
+int eq_s2_run(const EqS2Dsp *dsp, EqPool *threads, double *mem, float **scratch, const EqLog *log,
+              const EqS2Source *ref,
               const EqS2Source *dist, EqScores *out)
 {
     int widths[EQ_S2_MAX_SCALES], heights[EQ_S2_MAX_SCALES];
@@ -652,6 +714,7 @@ int eq_s2_run(const EqS2Dsp *dsp, EqPool *threads, double *mem, const EqLog *log
     size_t nq = (size_t)((W + 1) / 2) * ((H + 1) / 2);
     memset(&k, 0, sizeof(k));
     k.dsp = dsp;
+    k.scratch = scratch;
     k.src[0] = ref;
     k.src[1] = dist;
     double *p = mem;
@@ -711,8 +774,11 @@ int eq_s2_run(const EqS2Dsp *dsp, EqPool *threads, double *mem, const EqLog *log
 
 /* Planes kept between frames. */
 struct EqCpuS2State {
-    size_t cap; /* doubles */
+    size_t cap;       /* doubles */
     double *mem;
+    int workers;
+    float **scratch;  /* one blur scratch per pool worker, for width `sw` */
+    int sw;
 };
 
 int eq_cpu_ssimulacra2(EqCpu *cpu, const EqFrame *ref, const EqFrame *dist, EqScores *out)
@@ -743,30 +809,44 @@ int eq_cpu_ssimulacra2(EqCpu *cpu, const EqFrame *ref, const EqFrame *dist, EqSc
     }
     size_t doubles = eq_s2_run_doubles(ref->width, ref->height);
     struct EqCpuS2State *st = cpu->ssimulacra2;
-    if (!st || st->cap < doubles) {
+    if (!st || st->cap < doubles || st->sw < ref->width) {
         eq_cpu_ssimulacra2_free(cpu);
+        int workers = eq_pool_threads(cpu->pool);
         st = calloc(1, sizeof(*st));
-        if (st)
+        int ok = st != NULL;
+        if (ok) {
+            cpu->ssimulacra2 = st;
             st->mem = malloc(sizeof(double) * doubles);
-        if (!st || !st->mem) {
-            free(st);
+            st->scratch = calloc((size_t)workers, sizeof(float *));
+            ok = st->mem && st->scratch;
+            st->workers = workers;
+            for (int i = 0; ok && i < workers; i++)
+                ok = (st->scratch[i] =
+                          malloc(sizeof(float) * eq_s2_blur_scratch_floats(ref->width))) != NULL;
+        }
+        if (!ok) {
+            eq_cpu_ssimulacra2_free(cpu);
             eq_log(&cpu->log, EQ_LOG_ERROR,
                    "ssimulacra2: out of memory for a %dx%d frame (%zu MB of planes)", ref->width,
                    ref->height, (sizeof(double) * doubles) >> 20);
             return EQ_ERR_NO_MEMORY;
         }
         st->cap = doubles;
-        cpu->ssimulacra2 = st;
+        st->sw = ref->width;
     }
     eq_s2_dsp_init_c(&dsp);
-    return eq_s2_run(&dsp, cpu->pool, st->mem, &cpu->log, &src[0], &src[1], out);
+    return eq_s2_run(&dsp, cpu->pool, st->mem, st->scratch, &cpu->log, &src[0], &src[1], out);
 }
 
 void eq_cpu_ssimulacra2_free(EqCpu *cpu)
 {
-    if (!cpu->ssimulacra2)
+    struct EqCpuS2State *st = cpu->ssimulacra2;
+    if (!st)
         return;
-    free(cpu->ssimulacra2->mem);
-    free(cpu->ssimulacra2);
+    for (int i = 0; st->scratch && i < st->workers; i++)
+        free(st->scratch[i]);
+    free(st->scratch);
+    free(st->mem);
+    free(st);
     cpu->ssimulacra2 = NULL;
 }

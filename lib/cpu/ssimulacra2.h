@@ -47,9 +47,12 @@ typedef struct EqS2Dsp {
      * (float)a[i], or of (float)(a[i] * b[i]) when b is not NULL (the
      * inputs of s11, s22, s12: the product in double, then rounded). */
     void (*blur_h)(const double *a, const double *b, float *out, int w, int h, int y0,
-                   int y1);
-    /* Columns [x0, x1): the recursive blur down each column. */
-    void (*blur_v)(const float *in, float *out, int w, int h, int x0, int x1);
+                   int y1, float *scratch);
+    /* Columns [x0, x1): the recursive blur down each column. `scratch`:
+     * eq_s2_blur_scratch_floats(w) floats of working memory, or NULL (then
+     * the stage allocates its own). */
+    void (*blur_v)(const float *in, float *out, int w, int h, int x0, int x1,
+                   float *scratch);
     /* n pixels: ssim_d[i] = eq_s2_ssim_d, edge_d1[i] = eq_s2_edge_d1 (the
      * blurred values widened to double). */
     void (*terms)(const double *x1, const double *x2, const float *mu1, const float *mu2,
@@ -67,8 +70,10 @@ void eq_s2_to_linear_c(const EqS2Source *src, int y0, int y1, double *r, double 
 void eq_s2_downsample_c(const double *in, int w, int h, double *out, int y0, int y1);
 void eq_s2_xyb_c(const double *r, const double *g, const double *b, double *x, double *y,
                  double *bo, size_t n);
-void eq_s2_blur_h_c(const double *a, const double *b, float *out, int w, int h, int y0, int y1);
-void eq_s2_blur_v_c(const float *in, float *out, int w, int h, int x0, int x1);
+void eq_s2_blur_h_c(const double *a, const double *b, float *out, int w, int h, int y0, int y1,
+                    float *scratch);
+void eq_s2_blur_v_c(const float *in, float *out, int w, int h, int x0, int x1, float *scratch);
+size_t eq_s2_blur_scratch_floats(int w);
 void eq_s2_terms_c(const double *x1, const double *x2, const float *mu1, const float *mu2,
                    const float *s11, const float *s22, const float *s12, double *ssim_d,
                    double *edge_d1, size_t n);
@@ -101,13 +106,15 @@ double eq_s2_score_from_sums(const double sums[EQ_SSIMULACRA2_SUMS], int scales,
 
 /*
  * Scores one pair with the stages of `dsp`, split over `pool` (NULL: on the
- * calling thread only), in `mem` (eq_s2_run_doubles(w, h) doubles): fills
+ * calling thread only), in `mem` (eq_s2_run_doubles(w, h) doubles), with
+ * `scratch` (NULL, or one eq_s2_blur_scratch_floats(w) buffer per pool
+ * worker) for the blur: fills
  * out->ssimulacra2, ssimulacra2_scales and ssimulacra2_sums. The frames are
  * at least 8x8 (else EQ_ERR_TOO_SMALL, logged).
  */
 size_t eq_s2_run_doubles(int w, int h);
-int eq_s2_run(const EqS2Dsp *dsp, EqPool *pool, double *mem, const EqLog *log,
-              const EqS2Source *ref, const EqS2Source *dist, EqScores *out);
+int eq_s2_run(const EqS2Dsp *dsp, EqPool *pool, double *mem, float **scratch,
+              const EqLog *log, const EqS2Source *ref, const EqS2Source *dist, EqScores *out);
 
 /* The 108 weights in libjxl's order (channel, scale, norm, map). */
 extern const double eq_s2_weights[108];

@@ -455,6 +455,7 @@ static void test_pmath(void)
     CHECK_BITS(eq_pm_cbrt(8.0), 2.0);
     /* Stored bits of the portable functions (they are the definition). */
     CHECK_BITS(eq_pm_cbrt(EQ_S2_BIAS), 0x1.3f64eaa603002p-3);
+    CHECK_BITS(eq_pm_cbrt(EQ_S2_BIAS), EQ_S2_CBRT_BIAS);
     CHECK_BITS(eq_pm_srgb_to_linear(0.5), 0x1.b65b3392f5358p-3);
     CHECK_BITS(eq_pm_cbrt(0.3), 0x1.56bfea66ef78dp-1);
 }
@@ -507,8 +508,8 @@ static void test_blur_stages(void)
     static float tmp[W * H], out[W * H], out2[W * H], tmp2[W * H];
     memset(in, 0, sizeof(in));
     in[18 * W + 20] = 1.0;
-    eq_s2_blur_h_c(in, NULL, tmp, W, H, 0, H);
-    eq_s2_blur_v_c(tmp, out, W, H, 0, W);
+    eq_s2_blur_h_c(in, NULL, tmp, W, H, 0, H, NULL);
+    eq_s2_blur_v_c(tmp, out, W, H, 0, W, NULL);
     const double h[5] = { EQ_S2_H0, EQ_S2_H1, EQ_S2_H2, EQ_S2_H3, EQ_S2_H4 };
     double worst = 0.0;
     for (int y = 0; y < H; y++)
@@ -522,15 +523,15 @@ static void test_blur_stages(void)
     /* Bands: rows in three pieces, columns in three pieces, same bits. */
     for (int i = 0; i < W * H; i++)
         in[i] = (double)(noise(9, i % W, i / W, 0) % 1000) / 999.0;
-    eq_s2_blur_h_c(in, in, tmp, W, H, 0, H);
-    eq_s2_blur_v_c(tmp, out, W, H, 0, W);
-    eq_s2_blur_h_c(in, in, tmp2, W, H, 0, 5);
-    eq_s2_blur_h_c(in, in, tmp2, W, H, 5, 30);
-    eq_s2_blur_h_c(in, in, tmp2, W, H, 30, H);
+    eq_s2_blur_h_c(in, in, tmp, W, H, 0, H, NULL);
+    eq_s2_blur_v_c(tmp, out, W, H, 0, W, NULL);
+    eq_s2_blur_h_c(in, in, tmp2, W, H, 0, 5, NULL);
+    eq_s2_blur_h_c(in, in, tmp2, W, H, 5, 30, NULL);
+    eq_s2_blur_h_c(in, in, tmp2, W, H, 30, H, NULL);
     CHECK(memcmp(tmp, tmp2, sizeof(tmp)) == 0);
-    eq_s2_blur_v_c(tmp2, out2, W, H, 0, 7);
-    eq_s2_blur_v_c(tmp2, out2, W, H, 7, 40);
-    eq_s2_blur_v_c(tmp2, out2, W, H, 40, W);
+    eq_s2_blur_v_c(tmp2, out2, W, H, 0, 7, NULL);
+    eq_s2_blur_v_c(tmp2, out2, W, H, 7, 40, NULL);
+    eq_s2_blur_v_c(tmp2, out2, W, H, 40, W, NULL);
     CHECK(memcmp(out, out2, sizeof(out)) == 0);
     /* Line by line with the header's step: the row stage's bits. */
     for (int y = 0; y < H; y++) {
