@@ -324,7 +324,8 @@ static inline void vstep(const float *restrict l, const float *restrict r, float
 
 size_t eq_s2_blur_scratch_floats(int w)
 {
-    size_t h = (size_t)S2_HLANES * (size_t)(2 * w + 3 * EQ_S2_RG_RADIUS);
+    /* The largest of blur_h (16 lanes), blur_h5 (40) and blur_v. */
+    size_t h = (size_t)40 * (size_t)(2 * w + 3 * EQ_S2_RG_RADIUS);
     size_t v = (size_t)9 * (size_t)w;
     return h > v ? h : v;
 }
@@ -395,6 +396,75 @@ void eq_s2_blur_h_c(const double *restrict a, const double *restrict b, float *r
              * values) write that row first; the real lane writes last. */
             for (int j = S2_HLANES - 1; j >= 0; j--)
                 o[j][x] = rx[j];
+        }
+    }
+    if (!scratch)
+        free(pad);
+}
+
+/* The five row blurs of one channel in one pass: 8 rows x 5 inputs = 40
+ * lanes, each lane the same recursion as eq_s2_blur_h_c on the same input. */
+#define S2_H5ROWS 8
+#define S2_H5LANES (5 * S2_H5ROWS)
+
+S2_CLONES
+void eq_s2_blur_h5_c(const double *restrict x1, const double *restrict x2,
+                     float *const out[5], int w, int h, int y0, int y1, float *scratch)
+{
+    (void)h;
+    const int N = EQ_S2_RG_RADIUS;
+    const int L = S2_H5LANES;
+    size_t plen = (size_t)(w + 3 * N);
+    float *pad = scratch ? scratch : malloc(sizeof(float) * L * (plen + (size_t)w));
+    if (!pad) {
+        /* No scratch: five separate passes (same bits, line by line). */
+        eq_s2_blur_h_c(x1, x1, out[0], w, h, y0, y1, NULL);
+        eq_s2_blur_h_c(x2, x2, out[1], w, h, y0, y1, NULL);
+        eq_s2_blur_h_c(x1, x2, out[2], w, h, y0, y1, NULL);
+        eq_s2_blur_h_c(x1, NULL, out[3], w, h, y0, y1, NULL);
+        eq_s2_blur_h_c(x2, NULL, out[4], w, h, y0, y1, NULL);
+        return;
+    }
+    float *res = pad + L * plen;
+    for (int y = y0; y < y1; y += S2_H5ROWS) {
+        int rows = imin(S2_H5ROWS, y1 - y);
+        memset(pad, 0, sizeof(float) * L * 2 * N);
+        memset(pad + L * (size_t)(w + 2 * N), 0, sizeof(float) * L * N);
+        const double *ra[S2_H5ROWS], *rb[S2_H5ROWS];
+        for (int j = 0; j < S2_H5ROWS; j++) {
+            ra[j] = x1 + (size_t)(y + imin(j, rows - 1)) * w;
+            rb[j] = x2 + (size_t)(y + imin(j, rows - 1)) * w;
+        }
+        /* Lane q * 8 + j: input q (s11, s22, s12, mu1, mu2) of row y + j. */
+        float *d = pad + (size_t)2 * N * L;
+        for (int x = 0; x < w; x++) {
+            float *dx = d + (size_t)x * L;
+            for (int j = 0; j < S2_H5ROWS; j++) {
+                double a = ra[j][x], b = rb[j][x];
+                dx[j] = (float)(a * a);
+                dx[S2_H5ROWS + j] = (float)(b * b);
+                dx[2 * S2_H5ROWS + j] = (float)(a * b);
+                dx[3 * S2_H5ROWS + j] = (float)a;
+                dx[4 * S2_H5ROWS + j] = (float)b;
+            }
+        }
+        float st[6 * S2_H5LANES], discard[S2_H5LANES];
+        memset(st, 0, sizeof(st));
+        for (int n = -N + 1; n < w; n++) {
+            const float *left = pad + (size_t)(n - N - 1 + 2 * N) * L;
+            const float *right = pad + (size_t)(n + N - 1 + 2 * N) * L;
+            vstep(left, right, n >= 0 ? res + (size_t)n * L : discard, st, S2_H5LANES,
+                  S2_H5LANES);
+        }
+        for (int q = 0; q < 5; q++) {
+            float *o[S2_H5ROWS];
+            for (int j = 0; j < S2_H5ROWS; j++)
+                o[j] = out[q] + (size_t)(y + imin(j, rows - 1)) * w;
+            for (int x = 0; x < w; x++) {
+                const float *rx = res + (size_t)x * L + q * S2_H5ROWS;
+                for (int j = S2_H5ROWS - 1; j >= 0; j--)
+                    o[j][x] = rx[j];
+            }
         }
     }
     if (!scratch)
@@ -529,6 +599,7 @@ void eq_s2_dsp_init_c(EqS2Dsp *dsp)
     dsp->downsample = eq_s2_downsample_c;
     dsp->xyb = eq_s2_xyb_c;
     dsp->blur_h = eq_s2_blur_h_c;
+    dsp->blur_h5 = eq_s2_blur_h5_c;
     dsp->blur_v = eq_s2_blur_v_c;
     dsp->terms = eq_s2_terms_c;
     dsp->sums = eq_s2_sums_c;
@@ -615,6 +686,7 @@ typedef struct S2Ctx {
     double *next[2][3]; /* linear RGB of the next scale */
     double *xyb[2][3];
     float *tmp, *s11, *s22, *s12, *mu1, *mu2;
+    float *tmp5[5]; /* row-blurred s11, s22, s12, mu1, mu2 inputs */
     double *ssim_d, *edge_d1;
     float **scratch; /* per pool worker, eq_s2_blur_scratch_floats(w); or NULL */
     int c;           /* channel of the per-channel stages */
@@ -677,6 +749,36 @@ static void rows_terms(void *p, int y0, int y1, int worker)
                   k->s22 + o, k->s12 + o, k->ssim_d + o, k->edge_d1 + o, n);
 }
 
+typedef struct Blur5Job {
+    S2Ctx *k;
+    const double *x1, *x2;
+} Blur5Job;
+
+static void rows_blur_h5(void *p, int y0, int y1, int worker)
+{
+    Blur5Job *j = p;
+    S2Ctx *k = j->k;
+    k->dsp->blur_h5(j->x1, j->x2, k->tmp5, k->w, k->h, y0, y1,
+                    k->scratch ? k->scratch[worker] : NULL);
+}
+
+typedef struct VJob {
+    S2Ctx *k;
+    const float *in;
+    float *out;
+} VJob;
+
+static void cols_blur_v_plane(void *p, int x0, int x1, int worker)
+{
+    VJob *j = p;
+    j->k->dsp->blur_v(j->in, j->out, j->k->w, j->k->h, x0, x1,
+                      j->k->scratch ? j->k->scratch[worker] : NULL);
+}
+
+/* The five blurred planes of one channel: rows (fused stage when the table
+ * has one), then columns. */
+static void blur5(S2Ctx *k, EqPool *pool, const double *x1, const double *x2);
+
 static void blur(S2Ctx *k, EqPool *pool, const double *a, const double *b, float *out)
 {
     BlurJob j = { k, a, b, out };
@@ -684,13 +786,32 @@ static void blur(S2Ctx *k, EqPool *pool, const double *a, const double *b, float
     run_rows(pool, k->w, cols_blur_v, &j);
 }
 
+static void blur5(S2Ctx *k, EqPool *pool, const double *x1, const double *x2)
+{
+    float *outs[5] = { k->s11, k->s22, k->s12, k->mu1, k->mu2 };
+    if (!k->dsp->blur_h5) {
+        blur(k, pool, x1, x1, k->s11);
+        blur(k, pool, x2, x2, k->s22);
+        blur(k, pool, x1, x2, k->s12);
+        blur(k, pool, x1, NULL, k->mu1);
+        blur(k, pool, x2, NULL, k->mu2);
+        return;
+    }
+    Blur5Job j = { k, x1, x2 };
+    run_rows(pool, k->h, rows_blur_h5, &j);
+    for (int q = 0; q < 5; q++) {
+        VJob v = { k, k->tmp5[q], outs[q] };
+        run_rows(pool, k->w, cols_blur_v_plane, &v);
+    }
+}
+
 size_t eq_s2_run_doubles(int w, int h)
 {
-    /* 6 linear + 6 XYB + 2 term planes of w x h doubles, 6 float planes
-     * (3 doubles' worth), 6 next-scale planes of a quarter. */
+    /* 6 linear + 6 XYB + 2 term planes of w x h doubles, 10 float planes
+     * (5 doubles' worth), 6 next-scale planes of a quarter. */
     size_t n0 = (size_t)w * h;
     size_t nq = (size_t)((w + 1) / 2) * ((h + 1) / 2);
-    return 17 * n0 + 6 * nq;
+    return 19 * n0 + 6 * nq;
 }
 
 int eq_s2_run(const EqS2Dsp *dsp, EqPool *threads, double *mem, float **scratch, const EqLog *log,
@@ -728,6 +849,9 @@ int eq_s2_run(const EqS2Dsp *dsp, EqPool *threads, double *mem, float **scratch,
     k.edge_d1 = p, p += n0;
     float *f = (float *)p;
     k.tmp = f, f += n0;
+    k.tmp5[0] = k.tmp;
+    for (int q = 1; q < 5; q++)
+        k.tmp5[q] = f, f += n0;
     k.s11 = f, f += n0;
     k.s22 = f, f += n0;
     k.s12 = f, f += n0;
@@ -755,11 +879,7 @@ int eq_s2_run(const EqS2Dsp *dsp, EqPool *threads, double *mem, float **scratch,
         }
         run_rows(threads, k.h, rows_xyb, &k);
         for (int c = 0; c < 3; c++) {
-            blur(&k, threads, k.xyb[0][c], k.xyb[0][c], k.s11);
-            blur(&k, threads, k.xyb[1][c], k.xyb[1][c], k.s22);
-            blur(&k, threads, k.xyb[0][c], k.xyb[1][c], k.s12);
-            blur(&k, threads, k.xyb[0][c], NULL, k.mu1);
-            blur(&k, threads, k.xyb[1][c], NULL, k.mu2);
+            blur5(&k, threads, k.xyb[0][c], k.xyb[1][c]);
             k.c = c;
             run_rows(threads, k.h, rows_terms, &k);
             dsp->sums(k.ssim_d, k.edge_d1, (size_t)k.w * k.h, &sums[eq_s2_sum_index(s, c, 0)]);

@@ -48,6 +48,11 @@ typedef struct EqS2Dsp {
      * inputs of s11, s22, s12: the product in double, then rounded). */
     void (*blur_h)(const double *a, const double *b, float *out, int w, int h, int y0,
                    int y1, float *scratch);
+    /* Optional (may be NULL): the five row blurs of one channel at once,
+     * out[] = s11, s22, s12, mu1, mu2 inputs, i.e. blur_h of (x1, x1),
+     * (x2, x2), (x1, x2), (x1, NULL), (x2, NULL) with the same bits. */
+    void (*blur_h5)(const double *x1, const double *x2, float *const out[5], int w, int h,
+                    int y0, int y1, float *scratch);
     /* Columns [x0, x1): the recursive blur down each column. `scratch`:
      * eq_s2_blur_scratch_floats(w) floats of working memory, or NULL (then
      * the stage allocates its own). */
@@ -72,6 +77,8 @@ void eq_s2_xyb_c(const double *r, const double *g, const double *b, double *x, d
                  double *bo, size_t n);
 void eq_s2_blur_h_c(const double *a, const double *b, float *out, int w, int h, int y0, int y1,
                     float *scratch);
+void eq_s2_blur_h5_c(const double *x1, const double *x2, float *const out[5], int w, int h,
+                     int y0, int y1, float *scratch);
 void eq_s2_blur_v_c(const float *in, float *out, int w, int h, int x0, int x1, float *scratch);
 size_t eq_s2_blur_scratch_floats(int w);
 void eq_s2_terms_c(const double *x1, const double *x2, const float *mu1, const float *mu2,

@@ -533,6 +533,22 @@ static void test_blur_stages(void)
     eq_s2_blur_v_c(tmp2, out2, W, H, 7, 40, NULL);
     eq_s2_blur_v_c(tmp2, out2, W, H, 40, W, NULL);
     CHECK(memcmp(out, out2, sizeof(out)) == 0);
+    /* The fused row stage = five row passes, bit for bit, any band split. */
+    {
+        static double in2[W * H];
+        static float f5[5][W * H], g[W * H];
+        float *outs[5] = { f5[0], f5[1], f5[2], f5[3], f5[4] };
+        for (int i = 0; i < W * H; i++)
+            in2[i] = (double)(noise(10, i % W, i / W, 1) % 1000) / 999.0;
+        eq_s2_blur_h5_c(in, in2, outs, W, H, 0, 13, NULL);
+        eq_s2_blur_h5_c(in, in2, outs, W, H, 13, H, NULL);
+        const double *pa[5] = { in, in2, in, in, in2 };
+        const double *pb[5] = { in, in2, in2, NULL, NULL };
+        for (int q = 0; q < 5; q++) {
+            eq_s2_blur_h_c(pa[q], pb[q], g, W, H, 0, H, NULL);
+            CHECK(memcmp(g, f5[q], sizeof(g)) == 0);
+        }
+    }
     /* Line by line with the header's step: the row stage's bits. */
     for (int y = 0; y < H; y++) {
         float p1 = 0, p3 = 0, p5 = 0, pp1 = 0, pp3 = 0, pp5 = 0;
