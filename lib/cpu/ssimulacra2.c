@@ -10,11 +10,12 @@
  * Speed without changing a bit: threads (EqCpu.pool) split the per-pixel
  * stages by rows or columns, and every output depends only on its inputs;
  * the compiler vectorizes loops whose lanes are independent pixels or
- * independent blur lines (the recursion of 8 rows at once, transposed), and
- * on x86-64 a second AVX2 copy of each stage is chosen at run time (no FMA:
- * -ffp-contract=off and no fma target). Each of the 108 sums runs on one
- * thread, in raster order. Building with -DEQ_S2_SCALAR and
- * -fno-tree-vectorize gives the scalar path; tests compare both.
+ * independent blur lines (the row recursion of 8 or 16 rows at once,
+ * transposed), and on x86-64 an AVX-512 or AVX2 copy of each stage is chosen
+ * at run time (no FMA: -ffp-contract=off, and no fma target). Each of the 108
+ * sums runs on one thread, in raster order. Building with -DEQ_S2_SCALAR and
+ * -fno-tree-vectorize gives the scalar path, -DEQ_S2_FORCE_AVX2 the AVX2
+ * copy alone; the known-answer test runs all of them.
  */
 /* Value-safe (exception flags only): lets GCC turn the selects of the exact
  * header into vector blends. No contraction and no reassociation either way;
@@ -32,8 +33,10 @@
 #include "cpu/cpu.h"
 #include "cpu/ssimulacra2.h"
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(EQ_S2_SCALAR)
-#define S2_CLONES __attribute__((target_clones("avx2", "default")))
+#if defined(EQ_S2_FORCE_AVX2) /* tests: the AVX2 copy on any AVX2 machine */
+#define S2_CLONES __attribute__((target("avx2")))
+#elif defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(EQ_S2_SCALAR)
+#define S2_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define S2_CLONES
 #endif
@@ -253,7 +256,17 @@ void eq_s2_to_linear_c(const EqS2Source *src, int y0, int y1, double *r, double 
     int w = src->plane[0].width;
     for (int y = y0; y < y1; y++) {
         double *ro = r + (size_t)y * w, *go = g + (size_t)y * w, *bo = b + (size_t)y * w;
-        if (src->rgb) {
+        if (src->rgb && src->plane[0].bytes == 1) {
+            const uint8_t *pr = src->plane[0].data + (ptrdiff_t)y * src->plane[0].stride;
+            const uint8_t *pg = src->plane[1].data + (ptrdiff_t)y * src->plane[1].stride;
+            const uint8_t *pb = src->plane[2].data + (ptrdiff_t)y * src->plane[2].stride;
+            ptrdiff_t step = src->plane[0].step;
+            for (int x = 0; x < w; x++) {
+                ro[x] = src->srgb_lut[pr[x * step]];
+                go[x] = src->srgb_lut[pg[x * step]];
+                bo[x] = src->srgb_lut[pb[x * step]];
+            }
+        } else if (src->rgb) {
             for (int x = 0; x < w; x++) {
                 ro[x] = src->srgb_lut[eq_plane_sample(&src->plane[0], x, y)];
                 go[x] = src->srgb_lut[eq_plane_sample(&src->plane[1], x, y)];
@@ -567,13 +580,15 @@ void eq_s2_terms_c(const double *restrict x1, const double *restrict x2,
     }
 }
 
-void eq_s2_sums_c(const double *ssim_d, const double *edge_d1, size_t n, double out[6])
+void eq_s2_sums_c(const double *ssim_d, const double *edge_d1, size_t n, double acc[6])
 {
     /* Six sequential double sums in raster order; each accumulator adds its
-     * own term of pixel i after that of pixel i - 1 (no reassociation). */
-    double sum_d = 0.0, sum_d4 = 0.0;
-    double sum_artifact = 0.0, sum_artifact4 = 0.0;
-    double sum_detail = 0.0, sum_detail4 = 0.0;
+     * own term of pixel i after that of pixel i - 1 (no reassociation). The
+     * sums continue from acc[] (0 for a plane's first pixel), so a plane
+     * summed row by row gives the same bits as in one call. */
+    double sum_d = acc[EQ_S2_SUM_D], sum_d4 = acc[EQ_S2_SUM_D4];
+    double sum_artifact = acc[EQ_S2_SUM_ARTIFACT], sum_artifact4 = acc[EQ_S2_SUM_ARTIFACT4];
+    double sum_detail = acc[EQ_S2_SUM_DETAIL], sum_detail4 = acc[EQ_S2_SUM_DETAIL4];
     for (size_t i = 0; i < n; i++) {
         double d = ssim_d[i];
         double a = eq_s2_artifact(edge_d1[i]);
@@ -585,12 +600,12 @@ void eq_s2_sums_c(const double *ssim_d, const double *edge_d1, size_t n, double 
         sum_detail += l;
         sum_detail4 += eq_s2_quartic(l);
     }
-    out[EQ_S2_SUM_D] = sum_d;
-    out[EQ_S2_SUM_D4] = sum_d4;
-    out[EQ_S2_SUM_ARTIFACT] = sum_artifact;
-    out[EQ_S2_SUM_ARTIFACT4] = sum_artifact4;
-    out[EQ_S2_SUM_DETAIL] = sum_detail;
-    out[EQ_S2_SUM_DETAIL4] = sum_detail4;
+    acc[EQ_S2_SUM_D] = sum_d;
+    acc[EQ_S2_SUM_D4] = sum_d4;
+    acc[EQ_S2_SUM_ARTIFACT] = sum_artifact;
+    acc[EQ_S2_SUM_ARTIFACT4] = sum_artifact4;
+    acc[EQ_S2_SUM_DETAIL] = sum_detail;
+    acc[EQ_S2_SUM_DETAIL4] = sum_detail4;
 }
 
 void eq_s2_dsp_init_c(EqS2Dsp *dsp)
@@ -881,8 +896,19 @@ int eq_s2_run(const EqS2Dsp *dsp, EqPool *threads, double *mem, float **scratch,
         for (int c = 0; c < 3; c++) {
             blur5(&k, threads, k.xyb[0][c], k.xyb[1][c]);
             k.c = c;
-            run_rows(threads, k.h, rows_terms, &k);
-            dsp->sums(k.ssim_d, k.edge_d1, (size_t)k.w * k.h, &sums[eq_s2_sum_index(s, c, 0)]);
+            double *acc = &sums[eq_s2_sum_index(s, c, 0)];
+            if (threads && eq_pool_threads(threads) > 1) {
+                run_rows(threads, k.h, rows_terms, &k);
+                dsp->sums(k.ssim_d, k.edge_d1, (size_t)k.w * k.h, acc);
+            } else {
+                /* One thread: terms and sums row by row, while the row is
+                 * in cache (the sums continue in raster order). */
+                for (int y = 0; y < k.h; y++) {
+                    rows_terms(&k, y, y + 1, 0);
+                    size_t o = (size_t)y * k.w;
+                    dsp->sums(k.ssim_d + o, k.edge_d1 + o, (size_t)k.w, acc);
+                }
+            }
         }
     }
 

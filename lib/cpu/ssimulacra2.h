@@ -64,8 +64,10 @@ typedef struct EqS2Dsp {
                   const float *s11, const float *s22, const float *s12, double *ssim_d,
                   double *edge_d1, size_t n);
     /* The six sums of one channel of one scale, each a sequential double sum
-     * over i = 0..n-1 (raster order): out[EQ_S2_SUM_*]. */
-    void (*sums)(const double *ssim_d, const double *edge_d1, size_t n, double out[6]);
+     * over i = 0..n-1 (raster order), continuing from acc[EQ_S2_SUM_*] (0.0
+     * at a plane's start): a plane summed in row order, one call per row,
+     * gives the same bits as one call. */
+    void (*sums)(const double *ssim_d, const double *edge_d1, size_t n, double acc[6]);
 } EqS2Dsp;
 
 /* The C reference stages. */
@@ -84,7 +86,7 @@ size_t eq_s2_blur_scratch_floats(int w);
 void eq_s2_terms_c(const double *x1, const double *x2, const float *mu1, const float *mu2,
                    const float *s11, const float *s22, const float *s12, double *ssim_d,
                    double *edge_d1, size_t n);
-void eq_s2_sums_c(const double *ssim_d, const double *edge_d1, size_t n, double out[6]);
+void eq_s2_sums_c(const double *ssim_d, const double *edge_d1, size_t n, double acc[6]);
 
 /*
  * Fills `src` for one frame: planes, colour (eq_resolve_colour), and for RGB
