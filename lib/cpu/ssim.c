@@ -4,12 +4,11 @@
  * float_ssim, the CPU reference (libvmaf 3.2.0 feature "float_ssim":
  * libvmaf/src/feature/float_ssim.c -> ssim.c compute_ssim ->
  * iqa/ssim_tools.c _iqa_ssim with the 1-D separable convolution of
- * iqa/convolve.c). The stages shared with float_ms_ssim live here too.
+ * iqa/convolve.c), the choice of stage variant, and the driver that runs one
+ * SSIM scale on the thread pool (shared with float_ms_ssim).
  *
- * Every formula is in lib/exact/ssim_terms.h. The stage functions below only
- * arrange loops; where a loop runs "tap outer, sample inner" (so that a
- * compiler can vectorise it), each sample still receives its taps in the
- * table's order, starting from 0.0, exactly as libvmaf's per-sample loop.
+ * The stage functions are in lib/cpu/ssim_stages.c, every formula in
+ * lib/exact/ssim_terms.h, the mapping from sums to scores in lib/finish.c.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -21,219 +20,62 @@
 #include "cpu/ssim.h"
 #include "exact/ssim_terms.h"
 
-/* ------------------------------------------------------------- stages (C) */
+/* --------------------------------------------------------------- dispatch */
 
-void eq_ssim_to_float_c(const EqPlane *p, int y, int bitdepth, float *dst)
+int eq_ssim_dsp_init_isa(EqSsimDsp *dsp, const char *isa)
 {
-    const uint8_t *row = p->data + (ptrdiff_t)y * p->stride;
-    const int w = p->width;
-
-    if (p->bytes == 1 && p->step == 1) {
-        for (int x = 0; x < w; x++)
-            dst[x] = eq_ssim_sample(row[x], bitdepth);
-    } else if (p->bytes == 2 && p->step == 2) {
-        for (int x = 0; x < w; x++) {
-            unsigned v = (unsigned)(uint16_t)(row[2 * x] | (row[2 * x + 1] << 8)) >> p->shift;
-            dst[x] = eq_ssim_sample(v, bitdepth);
-        }
-    } else {
-        for (int x = 0; x < w; x++)
-            dst[x] = eq_ssim_sample(eq_plane_sample(p, x, y), bitdepth);
+    if (!strcmp(isa, "c")) {
+        eq_ssim_dsp_init_c(dsp);
+        return 0;
     }
+#if defined(EQ_HAVE_X86_ISA)
+    __builtin_cpu_init();
+    if (!strcmp(isa, "avx2") && __builtin_cpu_supports("avx2")) {
+        eq_ssim_dsp_init_avx2(dsp);
+        return 0;
+    }
+    if (!strcmp(isa, "avx512") && __builtin_cpu_supports("avx512f")) {
+        eq_ssim_dsp_init_avx512(dsp);
+        return 0;
+    }
+#endif
+    return -1;
 }
 
-/*
- * _iqa_decimate(img, w, h, factor, box) -> _iqa_filter_pixel at (x*factor,
- * y*factor): taps v = -f/2 .. f/2 - (f even), u likewise, rows outer,
- * mirrored at the edges; kscale 1.0f.
- */
-void eq_ssim_box_decimate_c(const float *src, int w, int h, int factor, int y, float *dst)
+/* EXACTQUALITY_CPU_ISA=c|avx2|avx512 picks a variant (for tests and
+ * benchmarks); unknown or unsupported values are ignored. */
+void eq_ssim_dsp_init(EqSsimDsp *dsp)
 {
-    const int sw = eq_decimated_size(w, factor);
-    const int c = factor / 2, even = !(factor & 1);
-    const float tap = eq_ssim_box_tap(factor);
-
-    for (int x = 0; x < sw; x++) {
-        double acc = 0.0;
-        for (int v = -c; v <= c - even; v++) {
-            const float *row = src + (ptrdiff_t)eq_reflect(y * factor + v, h) * w;
-            for (int u = -c; u <= c - even; u++)
-                acc = eq_tap(acc, row[eq_reflect(x * factor + u, w)], tap);
-        }
-        dst[x] = (float)acc;
-    }
-}
-
-/*
- * One output row of MS-SSIM's decimation: _iqa_decimate(img, w, h, 2, lpf)
- * -> _iqa_filter_pixel at (2x, 2y) with the 9x9 table, v outer, u inner,
- * mirrored at the edges. Restated for vectorisation: each source row is
- * mirrored into a padded row and split into even and odd columns, so that
- * tap (v, u) of every output x reads column 2x + u from one unit-stride
- * array; every output still adds its 81 taps in table order from 0.0.
- */
-void eq_ms_ssim_lpf_decimate_c(const float *src, int w, int h, int y, float *dst)
-{
-    static const float lpf[EQ_MS_SSIM_LPF_LEN * EQ_MS_SSIM_LPF_LEN] = EQ_MS_SSIM_LPF_TAPS;
-    enum { R = EQ_MS_SSIM_LPF_LEN / 2 };
-    const int sw = eq_decimated_size(w, 2);
-    float ev[256 + R], od[256 + R];        /* even, odd padded columns */
-    double acc[256];
-
-    for (int x0 = 0; x0 < sw; x0 += 256) {
-        const int n = sw - x0 < 256 ? sw - x0 : 256;
-        for (int x = 0; x < n; x++)
-            acc[x] = 0.0;
-        for (int v = 0; v < EQ_MS_SSIM_LPF_LEN; v++) {
-            const float *row = src + (ptrdiff_t)eq_reflect(2 * y + v - R, h) * w;
-            /* padded column j <-> source column eq_reflect(2 * x0 + j - R) */
-            for (int j = 0; j < 2 * (n + R); j++) {
-                float s = row[eq_reflect(2 * x0 + j - R, w)];
-                if (j & 1)
-                    od[j >> 1] = s;
-                else
-                    ev[j >> 1] = s;
-            }
-            const float *k = lpf + v * EQ_MS_SSIM_LPF_LEN;
-            for (int t = 0; t < EQ_MS_SSIM_LPF_LEN; t++) {
-                /* column 2x + t of the padded row */
-                const float *in = ((t & 1) ? od : ev) + (t >> 1);
-                const float kt = k[t];
-                for (int x = 0; x < n; x++)
-                    acc[x] = eq_tap(acc[x], in[x], kt);
-            }
-        }
-        for (int x = 0; x < n; x++)
-            dst[x0 + x] = (float)acc[x];
-    }
-}
-
-void eq_ssim_products_c(const float *ref, const float *dist, int n, float *rr, float *dd,
-                        float *rd)
-{
-    for (int i = 0; i < n; i++) {
-        rr[i] = eq_ssim_square(ref[i]);
-        dd[i] = eq_ssim_square(dist[i]);
-        rd[i] = eq_ssim_cross(ref[i], dist[i]);
-    }
-}
-
-/* iqa/convolve.c, horizontal pass: output x takes src[x .. x+10] with taps
- * 0..10; (float)(sum * 1.0f). */
-void eq_ssim_blur_h_c(const float *src, int w, float *dst)
-{
-    static const float g[EQ_SSIM_GAUSS_LEN] = EQ_SSIM_GAUSS_TAPS;
-    const int n = w - (EQ_SSIM_GAUSS_LEN - 1);
-    double acc[256];
-
-    for (int x0 = 0; x0 < n; x0 += 256) {
-        const int m = n - x0 < 256 ? n - x0 : 256;
-        const float *s = src + x0;
-        for (int x = 0; x < m; x++)
-            acc[x] = 0.0;
-        for (int k = 0; k < EQ_SSIM_GAUSS_LEN; k++) {
-            const float gk = g[k];
-            for (int x = 0; x < m; x++)
-                acc[x] = eq_tap(acc[x], s[x + k], gk);
-        }
-        for (int x = 0; x < m; x++)
-            dst[x0 + x] = (float)acc[x];
-    }
-}
-
-/* iqa/convolve.c, vertical pass over the horizontally blurred rows. */
-void eq_ssim_blur_v_c(const float *const rows[EQ_SSIM_WINDOW], int n, float *dst)
-{
-    static const float g[EQ_SSIM_GAUSS_LEN] = EQ_SSIM_GAUSS_TAPS;
-    double acc[256];
-
-    for (int x0 = 0; x0 < n; x0 += 256) {
-        const int m = n - x0 < 256 ? n - x0 : 256;
-        for (int x = 0; x < m; x++)
-            acc[x] = 0.0;
-        for (int k = 0; k < EQ_SSIM_GAUSS_LEN; k++) {
-            const float *s = rows[k] + x0;
-            const float gk = g[k];
-            for (int x = 0; x < m; x++)
-                acc[x] = eq_tap(acc[x], s[x], gk);
-        }
-        for (int x = 0; x < m; x++)
-            dst[x0 + x] = (float)acc[x];
-    }
-}
-
-void eq_ssim_moments_c(const float *mu1, const float *mu2, float *ref_sq, float *dist_sq,
-                       float *cross, int n)
-{
-    for (int i = 0; i < n; i++) {
-        ref_sq[i] = eq_ssim_variance(ref_sq[i], mu1[i]);
-        dist_sq[i] = eq_ssim_variance(dist_sq[i], mu2[i]);
-        cross[i] = eq_ssim_covariance(cross[i], mu1[i], mu2[i]);
-    }
-}
-
-void eq_ssim_window_terms_c(const float *mu1, const float *mu2, const float *var1,
-                            const float *var2, const float *cov, int n, double *l,
-                            double *c, float *s, double *lcs)
-{
-    for (int i = 0; i < n; i++)
-        eq_ssim_window(mu1[i], mu2[i], var1[i], var2[i], cov[i], &l[i], &c[i], &s[i]);
-    if (lcs)
-        for (int i = 0; i < n; i++)
-            lcs[i] = eq_ssim_lcs(l[i], c[i], s[i]);
-}
-
-/*
- * THE frame sum (ssim_tools.c _iqa_ssim): one double per quantity, starting
- * at 0.0, each window's term added in raster order, s widened from float.
- * This loop is the definition a GPU backend must reproduce bit for bit.
- */
-void eq_ssim_frame_sums_c(const double *l, const double *c, const float *s,
-                          const double *lcs, int n, EqSsimSums *sums)
-{
-    double sl = sums->l, sc = sums->c, ss = sums->s;
-    for (int i = 0; i < n; i++) {
-        sl += l[i];
-        sc += c[i];
-        ss += (double)s[i];
-    }
-    sums->l = sl;
-    sums->c = sc;
-    sums->s = ss;
-    if (lcs) {
-        double sm = sums->lcs;
-        for (int i = 0; i < n; i++)
-            sm += lcs[i];
-        sums->lcs = sm;
-    }
-}
-
-void eq_ssim_dsp_init_c(EqSsimDsp *dsp)
-{
-    dsp->to_float = eq_ssim_to_float_c;
-    dsp->box_decimate = eq_ssim_box_decimate_c;
-    dsp->lpf_decimate = eq_ms_ssim_lpf_decimate_c;
-    dsp->products = eq_ssim_products_c;
-    dsp->blur_h = eq_ssim_blur_h_c;
-    dsp->blur_v = eq_ssim_blur_v_c;
-    dsp->moments = eq_ssim_moments_c;
-    dsp->window_terms = eq_ssim_window_terms_c;
-    dsp->frame_sums = eq_ssim_frame_sums_c;
+    const char *isa = getenv("EXACTQUALITY_CPU_ISA");
+    if (isa && eq_ssim_dsp_init_isa(dsp, isa) == 0)
+        return;
+    if (eq_ssim_dsp_init_isa(dsp, "avx512") == 0 || eq_ssim_dsp_init_isa(dsp, "avx2") == 0)
+        return;
+    eq_ssim_dsp_init_c(dsp);
 }
 
 /* --------------------------------------------------------- one scale, CPU */
 
 enum { N_MAPS = 5 }; /* ref, dist, ref^2, dist^2, ref*dist */
 
+/*
+ * How one scale runs on the pool. The (w-10) x (h-10) windows are cut into
+ * bands of rows; bands are handed out in order. A band rolls an 11-row ring
+ * of horizontally blurred rows of the five maps down its rows, blurs
+ * vertically, and writes its windows' terms into one of `slots` term
+ * buffers. The frame sums are then formed strictly in raster order: bands
+ * are added one after the other, row after row, by whichever worker finds
+ * the next band finished (so the sums overlap the work). A band waits for a
+ * free slot before it starts, which bounds the memory to `slots` bands.
+ */
 struct EqSsimWork {
-    int threads;
-    size_t windows_cap;      /* capacity of the term planes, in windows */
-    size_t row_cap;          /* capacity of one input row, in floats */
-    double *l, *c, *lcs;     /* per-window terms of the frame */
+    int threads, slots, band_rows;
+    size_t row_cap;          /* floats in one input row */
+    size_t slot_cap;         /* windows in one slot */
+    double *l, *c, *lcs;     /* [slots][slot_cap] */
     float *s;
     float **scratch;         /* per worker: rings and row buffers */
-    unsigned char *done;     /* per band */
-    int bands_cap;
+    unsigned char *done;     /* per slot: its band is finished */
 };
 
 void eq_ssim_work_free(EqSsimWork **work)
@@ -262,41 +104,39 @@ static size_t scratch_floats(size_t row)
     return row * (N_MAPS * EQ_SSIM_WINDOW + 3 + N_MAPS);
 }
 
-static int work_reserve(EqSsimWork **work, int threads, int w, int h, int bands)
+enum { BAND_MIN = 32, BAND_MAX = 64 };
+
+static int work_reserve(EqSsimWork **work, int threads, int w)
 {
     EqSsimWork *wk = *work;
-    size_t windows = (size_t)(w - 10) * (size_t)(h - 10);
+    const int slots = 2 * threads + 2;
+    size_t row = (size_t)w;
 
-    if (wk && wk->threads == threads && wk->windows_cap >= windows &&
-        wk->row_cap >= (size_t)w && wk->bands_cap >= bands)
+    if (wk && wk->threads == threads && wk->row_cap >= row)
         return 0;
     if (wk) {
-        /* keep the larger of old and new sizes */
-        if (wk->windows_cap > windows)
-            windows = wk->windows_cap;
-        if (wk->row_cap > (size_t)w)
-            w = (int)wk->row_cap;
-        if (wk->bands_cap > bands)
-            bands = wk->bands_cap;
+        if (wk->row_cap > row)
+            row = wk->row_cap;
         eq_ssim_work_free(work);
     }
     wk = calloc(1, sizeof(*wk));
     if (!wk)
         return EQ_ERR_NO_MEMORY;
     wk->threads = threads;
-    wk->windows_cap = windows;
-    wk->row_cap = (size_t)w;
-    wk->bands_cap = bands;
-    wk->l = malloc(windows * sizeof(double));
-    wk->c = malloc(windows * sizeof(double));
-    wk->lcs = malloc(windows * sizeof(double));
-    wk->s = malloc(windows * sizeof(float));
+    wk->slots = slots;
+    wk->row_cap = row;
+    wk->slot_cap = (size_t)BAND_MAX * row;
+    const size_t n = wk->slot_cap * (size_t)slots;
+    wk->l = malloc(n * sizeof(double));
+    wk->c = malloc(n * sizeof(double));
+    wk->lcs = malloc(n * sizeof(double));
+    wk->s = malloc(n * sizeof(float));
     wk->scratch = calloc((size_t)threads, sizeof(float *));
-    wk->done = malloc((size_t)bands);
+    wk->done = calloc((size_t)slots, 1);
     if (!wk->l || !wk->c || !wk->lcs || !wk->s || !wk->scratch || !wk->done)
         goto fail;
     for (int i = 0; i < threads; i++) {
-        wk->scratch[i] = malloc(scratch_floats((size_t)w) * sizeof(float));
+        wk->scratch[i] = malloc(scratch_floats(row) * sizeof(float));
         if (!wk->scratch[i])
             goto fail;
     }
@@ -316,47 +156,56 @@ typedef struct {
     int band_rows, bands;
     int want_lcs;
     EqSsimSums *sums;
-    /* the ordered sum: bands are added in order, by whichever worker
-     * finds the next band done */
     pthread_mutex_t lock;
-    int next_sum;
-    int summing;
+    pthread_cond_t slot_free;
+    int next_sum;            /* first band not yet added to the sums */
+    int summing;             /* a worker is adding bands */
 } ScaleJob;
+
+static void band_rows(const ScaleJob *j, int b, int *y0, int *y1)
+{
+    *y0 = b * j->band_rows;
+    *y1 = *y0 + j->band_rows < j->oh ? *y0 + j->band_rows : j->oh;
+}
 
 /* Adds band b's windows to the frame sums, row by row in raster order. */
 static void sum_band(ScaleJob *j, int b)
 {
-    const int y0 = b * j->band_rows;
-    const int y1 = y0 + j->band_rows < j->oh ? y0 + j->band_rows : j->oh;
-    const size_t off = (size_t)y0 * (size_t)j->ow;
-    const int n = (y1 - y0) * j->ow;
-    j->dsp->frame_sums(j->wk->l + off, j->wk->c + off, j->wk->s + off,
-                       j->want_lcs ? j->wk->lcs + off : NULL, n, j->sums);
+    const size_t off = (size_t)(b % j->wk->slots) * j->wk->slot_cap;
+    int y0, y1;
+    band_rows(j, b, &y0, &y1);
+    for (int y = y0; y < y1; y++) {
+        const size_t o = off + (size_t)(y - y0) * (size_t)j->ow;
+        j->dsp->frame_sums(j->wk->l + o, j->wk->c + o, j->wk->s + o,
+                           j->want_lcs ? j->wk->lcs + o : NULL, j->ow, j->sums);
+    }
 }
 
-/* Band b: output rows [y0, y1). Rolls an 11-row ring of h-blurred rows of
- * the five maps down the band, writes the band's window terms, then joins
- * the ordered sum. */
 static void scale_band(void *ctx, int b, int worker)
 {
     ScaleJob *j = ctx;
     const EqSsimDsp *dsp = j->dsp;
-    const int w = j->w, ow = j->ow;
-    const int y0 = b * j->band_rows;
-    const int y1 = y0 + j->band_rows < j->oh ? y0 + j->band_rows : j->oh;
-    const size_t row = j->wk->row_cap;
-    float *sc = j->wk->scratch[worker];
-    float *ring = sc;                                   /* [map][11][row] */
+    EqSsimWork *wk = j->wk;
+    const int w = j->w, ow = j->ow, slot = b % wk->slots;
+    const size_t row = wk->row_cap;
+    float *ring = wk->scratch[worker];                  /* [map][11][row] */
     float *prod = ring + row * N_MAPS * EQ_SSIM_WINDOW; /* rr, dd, rd */
     float *vb = prod + 3 * row;                         /* [map][row] */
+    int y0, y1;
+
+    band_rows(j, b, &y0, &y1);
+    pthread_mutex_lock(&j->lock);
+    while (b >= j->next_sum + wk->slots)
+        pthread_cond_wait(&j->slot_free, &j->lock);
+    pthread_mutex_unlock(&j->lock);
 
     for (int r = y0; r < y1 + EQ_SSIM_WINDOW - 1; r++) {
         const float *ir = j->ref + (size_t)r * w, *id = j->dist + (size_t)r * w;
-        const int slot = r % EQ_SSIM_WINDOW;
+        const int ring_row = r % EQ_SSIM_WINDOW;
         dsp->products(ir, id, w, prod, prod + row, prod + 2 * row);
         const float *in[N_MAPS] = { ir, id, prod, prod + row, prod + 2 * row };
         for (int m = 0; m < N_MAPS; m++)
-            dsp->blur_h(in[m], w, ring + ((size_t)m * EQ_SSIM_WINDOW + slot) * row);
+            dsp->blur_h(in[m], w, ring + ((size_t)m * EQ_SSIM_WINDOW + ring_row) * row);
         if (r < y0 + EQ_SSIM_WINDOW - 1)
             continue;
 
@@ -370,21 +219,23 @@ static void scale_band(void *ctx, int b, int worker)
         float *mu1 = vb, *mu2 = vb + row, *v1 = vb + 2 * row, *v2 = vb + 3 * row,
               *cv = vb + 4 * row;
         dsp->moments(mu1, mu2, v1, v2, cv, ow);
-        const size_t off = (size_t)y * (size_t)ow;
-        dsp->window_terms(mu1, mu2, v1, v2, cv, ow, j->wk->l + off, j->wk->c + off,
-                          j->wk->s + off, j->want_lcs ? j->wk->lcs + off : NULL);
+        const size_t off = (size_t)slot * wk->slot_cap + (size_t)(y - y0) * (size_t)ow;
+        dsp->window_terms(mu1, mu2, v1, v2, cv, ow, wk->l + off, wk->c + off, wk->s + off,
+                          j->want_lcs ? wk->lcs + off : NULL);
     }
 
     pthread_mutex_lock(&j->lock);
-    j->wk->done[b] = 1;
+    wk->done[slot] = 1;
     if (!j->summing) {
         j->summing = 1;
-        while (j->next_sum < j->bands && j->wk->done[j->next_sum]) {
+        while (j->next_sum < j->bands && wk->done[j->next_sum % wk->slots]) {
             int s = j->next_sum;
             pthread_mutex_unlock(&j->lock);
             sum_band(j, s);
             pthread_mutex_lock(&j->lock);
+            wk->done[s % wk->slots] = 0;
             j->next_sum++;
+            pthread_cond_broadcast(&j->slot_free);
         }
         j->summing = 0;
     }
@@ -400,7 +251,7 @@ int eq_cpu_ssim_scale(EqCpu *cpu, EqSsimWork **work, const float *ref, const flo
     const int oh = h - (EQ_SSIM_WINDOW - 1);
     int err;
 
-    eq_ssim_dsp_init_c(&dsp);
+    eq_ssim_dsp_init(&dsp);
     memset(&j, 0, sizeof(j));
     j.dsp = &dsp;
     j.ref = ref;
@@ -409,22 +260,27 @@ int eq_cpu_ssim_scale(EqCpu *cpu, EqSsimWork **work, const float *ref, const flo
     j.h = h;
     j.ow = w - (EQ_SSIM_WINDOW - 1);
     j.oh = oh;
-    /* Bands of at least 32 rows (each band re-blurs 10 rows), about four per
-     * thread so that the ordered sum overlaps the work. */
+    /* About four bands per thread, so that the ordered sum overlaps the
+     * work; at least BAND_MIN rows (each band blurs 10 rows more than it
+     * outputs), at most BAND_MAX (the size of a term slot). */
     j.band_rows = (oh + 4 * threads - 1) / (4 * threads);
-    if (j.band_rows < 32)
-        j.band_rows = 32;
+    if (j.band_rows < BAND_MIN)
+        j.band_rows = BAND_MIN;
+    if (j.band_rows > BAND_MAX)
+        j.band_rows = BAND_MAX;
     j.bands = (oh + j.band_rows - 1) / j.band_rows;
     j.want_lcs = want_lcs;
     sums->l = sums->c = sums->s = sums->lcs = 0.0;
     j.sums = sums;
 
-    if ((err = work_reserve(work, threads, w, h, j.bands)) < 0)
+    if ((err = work_reserve(work, threads, w)) < 0)
         return err;
     j.wk = *work;
-    memset(j.wk->done, 0, (size_t)j.bands);
+    memset(j.wk->done, 0, (size_t)j.wk->slots);
     pthread_mutex_init(&j.lock, NULL);
+    pthread_cond_init(&j.slot_free, NULL);
     eq_pool_run(cpu->pool, j.bands, scale_band, &j);
+    pthread_cond_destroy(&j.slot_free);
     pthread_mutex_destroy(&j.lock);
     return 0;
 }
@@ -452,7 +308,7 @@ static void to_float_job(void *ctx, int job, int worker)
 void eq_cpu_luma_to_float(EqCpu *cpu, const EqFrame *f, float *dst)
 {
     ToFloatJob j;
-    eq_ssim_dsp_init_c(&j.dsp);
+    eq_ssim_dsp_init(&j.dsp);
     eq_frame_plane(f, 0, &j.plane);
     j.bitdepth = f->bitdepth;
     j.dst = dst;
@@ -554,7 +410,7 @@ int eq_cpu_ssim(EqCpu *cpu, const EqFrame *ref, const EqFrame *dist, EqScores *o
     const float *r = st->ref, *d = st->dist;
     if (scale > 1) {
         BoxJob bj;
-        eq_ssim_dsp_init_c(&bj.dsp);
+        eq_ssim_dsp_init(&bj.dsp);
         bj.src[0] = st->ref;
         bj.src[1] = st->dist;
         bj.dst[0] = st->ref_s;

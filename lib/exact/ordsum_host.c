@@ -11,12 +11,12 @@
 
 #include "exactquality.h"
 
-const EqOrdLayout eq_ordsum_default_layout = {4, 256, 64};
+const EqOrdLayout eq_ordsum_default_layout = {4, 256, 64, 16};
 
 int eq_ordsum_layout_check(const EqOrdLayout *layout)
 {
     if (!layout || layout->terms_per_lane < 1 || layout->lanes_per_chunk < 1 ||
-        layout->chunks_per_segment < 1)
+        layout->chunks_per_segment < 1 || layout->lanes_per_piece < 0)
         return EQ_ERR_INVALID_ARGUMENT;
     if ((long)layout->terms_per_lane * layout->lanes_per_chunk > (1L << 20) ||
         layout->chunks_per_segment > (1 << 20))
@@ -76,15 +76,17 @@ void eq_ordsum_chunk_sums(const double *x, size_t n, ptrdiff_t stride,
 }
 
 /* The binade each chunk is planned under: that of the approximate sum of
- * all chunks before it. The device forms this prefix with a scan; any
+ * all chunks before it, when the approximate sum after it is in the same
+ * binade (eq_ord_plan_chunk). The device forms this prefix with a scan; any
  * grouping is advice. The first chunk (prefix 0) goes term by term. */
 void eq_ordsum_plan_tree(double s0, const double *chunk_sum, size_t nchunks, int *plan)
 {
     double prefix = s0;
     size_t c;
     for (c = 0; c < nchunks; c++) {
-        plan[c] = eq_ord_plan_binade(prefix);
-        prefix += chunk_sum[c];
+        double next = prefix + chunk_sum[c];
+        plan[c] = eq_ord_plan_chunk(prefix, next);
+        prefix = next;
     }
 }
 
@@ -169,39 +171,45 @@ void eq_ordsum_chunk_runs(const double *x, size_t n, ptrdiff_t stride,
         }
         for (l = 0; l < lanes; l++) {
             size_t i0 = c * ct + (size_t)l * (size_t)tpl;
-            int nt = 0;
-            if (i0 < n)
-                nt = n - i0 < (size_t)tpl ? (int)(n - i0) : tpl;
-            lane_runs[l] = eq_ord_run_terms(x + (ptrdiff_t)i0 * stride, nt, stride, e);
+            if (i0 < n) {
+                int nt = n - i0 < (size_t)tpl ? (int)(n - i0) : tpl;
+                lane_runs[l] = eq_ord_run_terms(x + (ptrdiff_t)i0 * stride, nt, stride, e);
+            } else {
+                lane_runs[l] = eq_ord_empty(); /* past the end: the identity */
+            }
         }
         eq_ord_tree(lane_runs, lanes);
         runs[c] = lane_runs[0];
     }
 }
 
-/* Per aligned group of chunks_per_segment chunks: each maximal stretch of
- * chunks with one planned binade is composed by the ordered tree (on the
- * device, a segmented tree over the block's chunks). */
+/* Per aligned group of chunks_per_segment chunks (a block on the device):
+ * a segmented scan of the chunk runs, segments starting where
+ * eq_ord_segment_head() says; each segment's run is the scan's value at its
+ * last chunk, stored at its head with its length. */
 void eq_ordsum_segment_runs(const EqOrdRun *runs, const int *plan, size_t nchunks,
                             const EqOrdLayout *layout, EqOrdRun *seg, int *seg_len,
-                            EqOrdRun *scratch)
+                            EqOrdSegRun *scratch)
 {
-    int cps = layout->chunks_per_segment;
-    size_t c = 0;
+    size_t cps = (size_t)layout->chunks_per_segment, g0;
 
-    while (c < nchunks) {
-        size_t end = c + 1;
-        int k;
-        while (end < nchunks && !eq_ord_segment_head(plan, (int64_t)end, cps))
-            end++;
-        for (k = 0; k < (int)(end - c); k++)
-            scratch[k] = runs[c + (size_t)k];
-        eq_ord_tree(scratch, (int)(end - c));
-        seg[c] = scratch[0];
-        seg_len[c] = (int)(end - c);
-        for (k = 1; k < (int)(end - c); k++)
-            seg_len[c + (size_t)k] = 0;
-        c = end;
+    for (g0 = 0; g0 < nchunks; g0 += cps) {
+        int len = (int)(nchunks - g0 < cps ? nchunks - g0 : cps), k, head = 0;
+        for (k = 0; k < len; k++) {
+            scratch[k].run = runs[g0 + (size_t)k];
+            scratch[k].head = eq_ord_segment_head(plan, (int64_t)(g0 + (size_t)k),
+                                                  layout->chunks_per_segment);
+            seg_len[g0 + (size_t)k] = 0;
+        }
+        eq_ord_seg_scan(scratch, len);
+        for (k = 1; k <= len; k++) {
+            if (k == len || eq_ord_segment_head(plan, (int64_t)(g0 + (size_t)k),
+                                                layout->chunks_per_segment)) {
+                seg[g0 + (size_t)head] = scratch[k - 1].run;
+                seg_len[g0 + (size_t)head] = k - head;
+                head = k;
+            }
+        }
     }
 }
 
@@ -216,6 +224,7 @@ double eq_ordsum_walk(const double *x, size_t n, ptrdiff_t stride, double s0,
     size_t ct = eq_ordsum_chunk_terms(layout);
     size_t nchunks = eq_ordsum_nchunks(n, layout);
     EqOrdStats st = {0};
+    int piece = layout->lanes_per_piece * layout->terms_per_lane;
     double s = s0;
     size_t c = 0;
 
@@ -225,6 +234,7 @@ double eq_ordsum_walk(const double *x, size_t n, ptrdiff_t stride, double s0,
         size_t len = seg_len[c] > 0 ? (size_t)seg_len[c] : 1, end = c + len;
         if (len > 1) {
             st.segments++;
+            st.checks++;
             if (eq_ord_apply(&s, &seg[c], plan[c])) {
                 st.segments_applied++;
                 st.chunks_applied += len;
@@ -233,13 +243,16 @@ double eq_ordsum_walk(const double *x, size_t n, ptrdiff_t stride, double s0,
             }
         }
         for (; c < end; c++) {
-            if (plan[c] != EQ_ORD_NONE && eq_ord_apply(&s, &runs[c], plan[c])) {
+            size_t first = c * ct, last = (c + 1) * ct < n ? (c + 1) * ct : n;
+            int plain;
+            if (plan[c] != EQ_ORD_NONE)
+                st.checks++;
+            if (eq_ord_walk_chunk(&s, &runs[c], plan[c], x + (ptrdiff_t)first * stride,
+                                  (int)(last - first), stride, piece, &plain)) {
                 st.chunks_applied++;
             } else {
-                size_t i, last = (c + 1) * ct < n ? (c + 1) * ct : n;
-                for (i = c * ct; i < last; i++)
-                    s += term_at(x, i, stride);
                 st.chunks_term_by_term++;
+                st.terms_term_by_term += (size_t)plain;
             }
         }
     }
@@ -254,7 +267,8 @@ int eq_ordsum_host(const double *x, size_t n, ptrdiff_t stride, double s0,
 {
     double *chunk_sum = NULL;
     int *plan = NULL, *seg_len = NULL;
-    EqOrdRun *runs = NULL, *seg = NULL, *lane_runs = NULL, *scratch = NULL;
+    EqOrdRun *runs = NULL, *seg = NULL, *lane_runs = NULL;
+    EqOrdSegRun *scratch = NULL;
     size_t nchunks;
     int err;
 
