@@ -18,8 +18,10 @@
  *   float_ms_ssim  per window l, c, (double)s at each of 5 scales: 15 sums;
  *   SSIMULACRA2    (lib/cpu/ssimulacra2.h) per pixel, per scale and
  *                  channel: d, d^4, artifact, artifact^4, detail, detail^4
- *                  (eq_s2_run with its `sums` stage replaced by a recorder
- *                  that also calls eq_s2_sums_c): up to 108 sums.
+ *                  (eq_s2_run on one thread with its `sums` stage replaced
+ *                  by a recorder that calls eq_s2_sums_c and keeps the
+ *                  stage's inputs; the recorded sums must be the score's
+ *                  ssimulacra2_sums): up to 108 sums.
  * PSNR sums integers (its SSE is a uint64_t): no double sum, not measured.
  * Each stream is contiguous in raster order, as the CUDA kernels hand it to
  * the engine (lib/cuda/ssim.cu, ms_ssim.cu, ssimulacra2.cu: stride 1).
@@ -583,28 +585,44 @@ static void do_ms_ssim(const EqSsimDsp *dsp, const EqFrame *ref, const EqFrame *
 
 /* ----------------------------------------------- SSIMULACRA2 term streams */
 
-static int s2_call; /* sums-stage calls this frame: scale * 3 + channel */
-static double *s2_buf;
-static size_t s2_cap;
+/* eq_s2_run calls its `sums` stage once per plane or once per row of a
+ * plane (continuing from acc[]); a plane's calls share one acc pointer and
+ * the planes come in the order scale 0 channel 0, 1, 2, scale 1, ... */
+static int s2_plane;        /* planes finished this frame: scale * 3 + channel */
+static const double *s2_acc; /* acc of the plane being recorded, NULL: none */
+static double s2_cpu[6];    /* acc after the stage's last call: the CPU's sums */
+static double *s2_d, *s2_d1, *s2_buf; /* the plane's ssim_d, edge_d1; terms */
+static size_t s2_n, s2_cap;
+static double s2_seen[EQ_SSIMULACRA2_SUMS]; /* the CPU's sums, by eq_s2_sum_index */
 
-/* The `sums` stage of eq_s2_run, recording: the six term streams as
- * eq_s2_sums_c forms them (lib/exact/ssimulacra2.h functions), each
- * measured against eq_s2_sums_c's own sum. */
-static void s2_sums_recorder(const double *ssim_d, const double *edge_d1, size_t n,
-                             double out[6])
+static void s2_reserve(size_t n)
 {
-    const int scale = s2_call / 3, ch = s2_call % 3;
-    eq_s2_sums_c(ssim_d, edge_d1, n, out);
-    if (n > s2_cap) {
-        free(s2_buf);
-        s2_buf = malloc(n * sizeof(double));
-        if (!s2_buf)
-            exit(2);
-        s2_cap = n;
+    if (n <= s2_cap)
+        return;
+    size_t cap = s2_cap ? s2_cap : 1 << 16;
+    while (cap < n)
+        cap *= 2;
+    s2_d = realloc(s2_d, cap * sizeof(double));
+    s2_d1 = realloc(s2_d1, cap * sizeof(double));
+    s2_buf = realloc(s2_buf, cap * sizeof(double));
+    if (!s2_d || !s2_d1 || !s2_buf) {
+        fprintf(stderr, "exactquality-ordsum-rates: out of memory\n");
+        exit(2);
     }
+    s2_cap = cap;
+}
+
+/* The six term streams of the recorded plane as eq_s2_sums_c forms them
+ * (lib/exact/ssimulacra2.h functions), each measured against the CPU's
+ * own sum. */
+static void s2_flush(void)
+{
+    const int scale = s2_plane / 3, ch = s2_plane % 3;
+    if (!s2_acc)
+        return;
     for (int k = 0; k < 6; k++) {
-        for (size_t i = 0; i < n; i++) {
-            double v = k < 2 ? ssim_d[i] : edge_d1[i];
+        for (size_t i = 0; i < s2_n; i++) {
+            double v = k < 2 ? s2_d[i] : s2_d1[i];
             switch (k) {
             case EQ_S2_SUM_D4: v = eq_s2_quartic(v); break;
             case EQ_S2_SUM_ARTIFACT: v = eq_s2_artifact(v); break;
@@ -615,32 +633,70 @@ static void s2_sums_recorder(const double *ssim_d, const double *edge_d1, size_t
             }
             s2_buf[i] = v;
         }
-        measure(s2_buf, n, M_S2, k, scale, ch, out[k]);
+        measure(s2_buf, s2_n, M_S2, k, scale, ch, s2_cpu[k]);
+        if (scale < EQ_S2_MAX_SCALES)
+            s2_seen[eq_s2_sum_index(scale, ch, k)] = s2_cpu[k];
     }
-    s2_call++;
+    s2_plane++;
+    s2_acc = NULL;
+    s2_n = 0;
 }
 
-static void do_s2(const EqFrame *ref, const EqFrame *dist, int threads)
+/* The `sums` stage of eq_s2_run, recording: the CPU's eq_s2_sums_c, and a
+ * copy of the terms' inputs, appended in raster order. */
+static void s2_sums_recorder(const double *ssim_d, const double *edge_d1, size_t n,
+                             double acc[6])
+{
+    if (acc != s2_acc) {
+        s2_flush();
+        s2_acc = acc;
+    }
+    eq_s2_sums_c(ssim_d, edge_d1, n, acc);
+    memcpy(s2_cpu, acc, sizeof(s2_cpu));
+    s2_reserve(s2_n + n);
+    memcpy(s2_d + s2_n, ssim_d, n * sizeof(double));
+    memcpy(s2_d1 + s2_n, edge_d1, n * sizeof(double));
+    s2_n += n;
+}
+
+static void do_s2(const EqFrame *ref, const EqFrame *dist)
 {
     EqSettings settings;
     EqS2Source src[2];
     EqS2Dsp dsp;
     EqLog log = { NULL, NULL };
     EqScores sc;
+    double *mem = malloc(eq_s2_run_doubles(ref->width, ref->height) * sizeof(double));
 
     eq_settings_init(&settings);
-    if (eq_s2_source_init(&src[0], &settings, ref, NULL) < 0 ||
+    if (!mem || eq_s2_source_init(&src[0], &settings, ref, NULL) < 0 ||
         eq_s2_source_init(&src[1], &settings, dist, NULL) < 0) {
         fprintf(stderr, "exactquality-ordsum-rates: cannot read the frames for ssimulacra2\n");
         exit(2);
     }
     eq_s2_dsp_init_c(&dsp);
     dsp.sums = s2_sums_recorder;
-    s2_call = 0;
-    if (eq_s2_run(&dsp, threads, &log, &src[0], &src[1], &sc) < 0) {
+    s2_plane = 0;
+    s2_acc = NULL;
+    s2_n = 0;
+    if (eq_s2_run(&dsp, NULL, mem, NULL, &log, &src[0], &src[1], &sc) < 0) {
         fprintf(stderr, "exactquality-ordsum-rates: ssimulacra2 failed\n");
         exit(2);
     }
+    s2_flush();
+    /* the recorded planes are the score's: every plane, the same sums */
+    if (s2_plane != 3 * sc.ssimulacra2_scales) {
+        printf("MISMATCH frame %d ssimulacra2: %d planes recorded, %d scales scored\n",
+               cur_frame, s2_plane, sc.ssimulacra2_scales);
+        mismatches++;
+    }
+    for (int i = 0; i < 6 * s2_plane && i < EQ_SSIMULACRA2_SUMS; i++)
+        if (!same_bits(s2_seen[i], sc.ssimulacra2_sums[i])) {
+            printf("MISMATCH frame %d ssimulacra2 sum %d: recorded %a, scored %a\n", cur_frame,
+                   i, s2_seen[i], sc.ssimulacra2_sums[i]);
+            mismatches++;
+        }
+    free(mem);
 }
 
 /* ------------------------------------------------------------- output */
@@ -704,7 +760,6 @@ static void usage(FILE *f)
                "  --label NAME    first column of the table (default: the REF file name)\n"
                "  --by-scale      one row per scale for float_ms_ssim and ssimulacra2\n"
                "  --metrics LIST  ssim,ms_ssim,ssimulacra2 (default all)\n"
-               "  --threads N     threads for SSIMULACRA2's stages (default 1)\n"
                "Exit status: 0 when the engine's bits equal the loop's for every sum,\n"
                "1 when any differs, 2 on errors.\n");
 }
@@ -718,7 +773,7 @@ int main(int argc, char **argv)
     const char *refp = argv[1], *distp = argv[2];
     const int w = atoi(argv[3]), h = atoi(argv[4]), sub = atoi(argv[5]), bd = atoi(argv[6]);
     long max_frames = -1;
-    int by_scale = 0, threads = 1, want[M_COUNT] = { 1, 1, 1 };
+    int by_scale = 0, want[M_COUNT] = { 1, 1, 1 };
     const char *label = refp;
 
     for (int i = 7; i < argc; i++) {
@@ -728,8 +783,6 @@ int main(int argc, char **argv)
             label = argv[++i];
         } else if (!strcmp(argv[i], "--by-scale")) {
             by_scale = 1;
-        } else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
-            threads = atoi(argv[++i]);
         } else if (!strcmp(argv[i], "--metrics") && i + 1 < argc) {
             char list[256], *save = NULL;
             snprintf(list, sizeof(list), "%s", argv[++i]);
@@ -757,7 +810,7 @@ int main(int argc, char **argv)
     }
     if (w < 16 || h < 16 || w > EQ_MAX_DIMENSION || h > EQ_MAX_DIMENSION ||
         (sub != 420 && sub != 422 && sub != 444 && sub != 400) || bd < 8 || bd > 16 ||
-        (bd > 8 && bd < 10) || threads < 1) {
+        (bd > 8 && bd < 10)) {
         fprintf(stderr, "exactquality-ordsum-rates: bad geometry %s %s %s %s\n", argv[3],
                 argv[4], argv[5], argv[6]);
         return 2;
@@ -815,7 +868,7 @@ int main(int argc, char **argv)
         if (want[M_MS_SSIM])
             do_ms_ssim(&dsp, &f[0], &f[1]);
         if (want[M_S2])
-            do_s2(&f[0], &f[1], threads);
+            do_s2(&f[0], &f[1]);
         frames++;
     }
     fclose(fr);
