@@ -1734,7 +1734,7 @@ gst_exact_quality_aggregate (GstAggregator * agg, gboolean timeout)
           (gint64) dist_rt;
 
       if (!GST_CLOCK_TIME_IS_VALID (rt) || !GST_CLOCK_TIME_IS_VALID (next)
-          || 2 * (out_rt - (gint64) next) < (gint64) dur) {
+          || out_rt < (gint64) next || out_rt - (gint64) next < (gint64) dur) {
         /* due now, and its partner did not come within the latency */
         ret = gst_exact_quality_unpaired (self, pad, rt, UNPAIRED_TIMEOUT);
       } else {
@@ -1767,8 +1767,10 @@ gst_exact_quality_aggregate (GstAggregator * agg, gboolean timeout)
         UNPAIRED_OUTSIDE_SEGMENT);
   } else {
     gint64 d = dist_adj - (gint64) ref_rt;
+    guint64 ad = d < 0 ? -(guint64) d : (guint64) d;
 
-    if ((d == 0) || (d < 0 ? -2 * d : 2 * d) < (gint64) dur) {
+    /* |d| < dur / 2, without overflow */
+    if (ad == 0 || (ad < dur && 2 * ad < dur)) {
       GST_LOG_OBJECT (self, "pairing ref %" GST_TIME_FORMAT " with dist %"
           GST_TIME_FORMAT, GST_TIME_ARGS (ref_rt), GST_TIME_ARGS (dist_rt));
       ret = gst_exact_quality_score_pair (self, ref_rt);
