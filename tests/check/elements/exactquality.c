@@ -519,6 +519,31 @@ GST_START_TEST (test_pairing_dropped_frame)
 
 GST_END_TEST;
 
+/* Timestamps 2^62 ns apart never pair (the half-frame test must not
+ * overflow): both frames are unpaired, nothing is scored. */
+GST_START_TEST (test_pairing_far_apart)
+{
+  Pair p;
+  GstStructure *s;
+  GstBuffer *out;
+
+  pair_setup (&p, NULL, NULL, NULL);
+  gst_harness_push (p.ref, make_frame (0, 0, 0));
+  gst_harness_push (p.dist, make_frame (0, 0, G_GUINT64_CONSTANT (1) << 62));
+  push_eos_both (&p);
+  out = gst_harness_pull (p.ref);
+  fail_unless (gst_buffer_get_exact_quality_meta (out) == NULL);
+  gst_buffer_unref (out);
+  s = wait_summary (p.bus);
+  fail_unless_equals_uint64 (get_u64 (s, "frames"), 0);
+  fail_unless_equals_uint64 (get_u64 (s, "unpaired-ref"), 1);
+  fail_unless_equals_uint64 (get_u64 (s, "unpaired-dist"), 1);
+  gst_structure_free (s);
+  pair_teardown (&p);
+}
+
+GST_END_TEST;
+
 /* pairing=sequence ignores the timestamps */
 GST_START_TEST (test_pairing_sequence)
 {
@@ -1556,6 +1581,7 @@ exactquality_suite (void)
   tcase_add_test (tc, test_values_and_timestamps);
   tcase_add_test (tc, test_pairing_shifted);
   tcase_add_test (tc, test_pairing_dropped_frame);
+  tcase_add_test (tc, test_pairing_far_apart);
   tcase_add_test (tc, test_pairing_sequence);
   tcase_add_test (tc, test_one_pad_shorter);
   tcase_add_test (tc, test_caps_change);
