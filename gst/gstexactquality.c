@@ -1728,17 +1728,30 @@ gst_exact_quality_aggregate (GstAggregator * agg, gboolean timeout)
       ret = gst_exact_quality_unpaired (self, pad, rt, UNPAIRED_OTHER_ENDED);
     } else if (timeout && self->run_pairing ==
         GST_EXACT_QUALITY_PAIRING_TIMESTAMP) {
-      GstClockTime next = gst_aggregator_simple_get_next_time (agg);
       /* the frame's time on the output (distorted) timeline */
       gint64 out_rt = ref ? (gint64) ref_rt - self->run_ts_offset :
           (gint64) dist_rt;
+      GstClockTime now = GST_CLOCK_TIME_NONE;
+      GstClock *clock = gst_element_get_clock (GST_ELEMENT (self));
 
-      if (!GST_CLOCK_TIME_IS_VALID (rt) || !GST_CLOCK_TIME_IS_VALID (next)
-          || out_rt < (gint64) next || out_rt - (gint64) next < (gint64) dur) {
-        /* due now, and its partner did not come within the latency */
+      if (clock) {
+        GstClockTime base = gst_element_get_base_time (GST_ELEMENT (self));
+        GstClockTime t = gst_clock_get_time (clock);
+
+        now = t > base ? t - base : 0;
+        gst_object_unref (clock);
+      }
+      GST_DEBUG_OBJECT (self, "timeout: %s frame at %" GST_TIME_FORMAT
+          " alone, now %" GST_TIME_FORMAT ", latency %" GST_TIME_FORMAT,
+          GST_PAD_NAME (pad), GST_TIME_ARGS (rt), GST_TIME_ARGS (now),
+          GST_TIME_ARGS (gst_aggregator_get_latency (agg)));
+      if (!GST_CLOCK_TIME_IS_VALID (rt) || !GST_CLOCK_TIME_IS_VALID (now) ||
+          (gint64) now >= out_rt + (gint64) gst_aggregator_get_latency (agg)) {
+        /* its own deadline has passed and its partner did not come */
         ret = gst_exact_quality_unpaired (self, pad, rt, UNPAIRED_TIMEOUT);
       } else {
-        /* a later frame: wait for its partner until its own deadline */
+        /* not due yet: wait for its partner until its own deadline (the
+         * aggregator waits until the output position plus the latency) */
         GstSegment *seg;
 
         GST_OBJECT_LOCK (self);
