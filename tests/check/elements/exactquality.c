@@ -1273,6 +1273,74 @@ GST_START_TEST (test_live_dropped_frame)
 
 GST_END_TEST;
 
+/* Live, the distorted branch stops after 10 frames: the lone reference
+ * frames wait for their deadline (the latency) and are then unpaired by
+ * timeout, without stalling the pipeline. */
+static GstPadProbeReturn
+drop_from_tenth (G_GNUC_UNUSED GstPad * pad,
+    G_GNUC_UNUSED GstPadProbeInfo * info, gpointer user)
+{
+  gint *n = user;
+  return (*n)++ >= 10 ? GST_PAD_PROBE_DROP : GST_PAD_PROBE_OK;
+}
+
+GST_START_TEST (test_live_timeout)
+{
+  GError *err = NULL;
+  GstElement *pipe, *vb;
+  GList *msgs = NULL, *l;
+  GstBus *bus;
+  GstMessage *m;
+  GstPad *pad;
+  gint n = 0, timeouts = 0;
+  const GstStructure *sum;
+  gboolean done = FALSE;
+
+  pipe = gst_parse_launch ("exactquality name=eq ! fakesink sync=true "
+      "videotestsrc is-live=true num-buffers=20 ! " CAPS_I420 " ! tee name=t "
+      "t. ! queue ! eq.ref_sink "
+      "t. ! queue ! videobalance name=vb saturation=0.5 ! eq.dist_sink", &err);
+  fail_unless (pipe != NULL);
+  vb = gst_bin_get_by_name (GST_BIN (pipe), "vb");
+  pad = gst_element_get_static_pad (vb, "src");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, drop_from_tenth, &n,
+      NULL);
+  gst_object_unref (pad);
+  gst_object_unref (vb);
+  bus = gst_element_get_bus (pipe);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  while (!done && (m = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
+              GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_ELEMENT))) {
+    fail_if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR);
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS)
+      done = TRUE;
+    else
+      msgs = g_list_append (msgs, gst_message_ref (m));
+    gst_message_unref (m);
+  }
+  fail_unless (done);
+  fail_unless_equals_int (count_msgs (msgs, "exactquality"), 10);
+  for (l = msgs; l; l = l->next) {
+    const GstStructure *s = gst_message_get_structure (l->data);
+    if (gst_structure_has_name (s, "exactquality-unpaired") &&
+        g_str_equal (gst_structure_get_string (s, "reason"), "timeout")) {
+      fail_unless_equals_string (gst_structure_get_string (s, "pad"),
+          "ref_sink");
+      timeouts++;
+    }
+  }
+  fail_unless (timeouts > 0);
+  sum = find_msg (msgs, "exactquality-summary", 0);
+  fail_unless (sum != NULL);
+  fail_unless_equals_uint64 (get_u64 (sum, "unpaired-ref"), 10);
+  fail_unless_equals_uint64 (get_u64 (sum, "unpaired-dist"), 0);
+  g_list_free_full (msgs, (GDestroyNotify) gst_message_unref);
+  gst_object_unref (bus);
+  stop_pipeline (pipe);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_pipeline_caps_mismatch)
 {
   gchar *error = NULL;
@@ -1594,6 +1662,7 @@ exactquality_suite (void)
   tcase_add_test (tp, test_state_reuse);
   tcase_add_test (tp, test_flushing_seek);
   tcase_add_test (tp, test_live_dropped_frame);
+  tcase_add_test (tp, test_live_timeout);
   tcase_add_test (tp, test_pipeline_caps_mismatch);
   tcase_add_test (tp, test_backend_cuda_without_gpu);
   tcase_add_test (tp, test_log_csv);
