@@ -153,6 +153,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_exact_quality_debug);
 #define DEFAULT_RANGE GST_EXACT_QUALITY_RANGE_AUTO
 #define DEFAULT_PAIRING GST_EXACT_QUALITY_PAIRING_TIMESTAMP
 #define DEFAULT_TS_OFFSET 0
+#define DEFAULT_FRAMES_IN_FLIGHT 1
 
 #define TEST_PERTURB_ENV "GST_EXACT_QUALITY_TEST_PERTURB_CROSS_CHECK"
 
@@ -172,6 +173,7 @@ enum
   PROP_SSIMULACRA2_RANGE,
   PROP_PAIRING,
   PROP_TS_OFFSET,
+  PROP_FRAMES_IN_FLIGHT,
 };
 
 #define FORMATS "{ GRAY8, GRAY16_LE, I420, I420_10LE, I420_12LE, Y42B, " \
@@ -363,6 +365,7 @@ static void gst_exact_quality_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec);
 static gboolean gst_exact_quality_start (GstAggregator * agg);
 static gboolean gst_exact_quality_stop (GstAggregator * agg);
+static GstFlowReturn gst_exact_quality_flush (GstAggregator * agg);
 static gboolean gst_exact_quality_sink_event (GstAggregator * agg,
     GstAggregatorPad * pad, GstEvent * event);
 static GstFlowReturn gst_exact_quality_update_src_caps (GstAggregator * agg,
@@ -464,6 +467,15 @@ gst_exact_quality_class_init (GstExactQualityClass * klass)
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
 
+  g_object_class_install_property (gobject_class, PROP_FRAMES_IN_FLIGHT,
+      g_param_spec_uint ("frames-in-flight", "Frames in flight",
+          "Pairs scored at the same time, each by its own scorer in its own "
+          "thread; output order, values and messages are unchanged (1 = "
+          "score each pair before taking the next)", 1, 64,
+          DEFAULT_FRAMES_IN_FLIGHT,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+
   gst_element_class_add_static_pad_template_with_gtype (element_class,
       &ref_sink_template, GST_TYPE_AGGREGATOR_PAD);
   gst_element_class_add_static_pad_template_with_gtype (element_class,
@@ -504,6 +516,7 @@ gst_exact_quality_class_init (GstExactQualityClass * klass)
 
   agg_class->start = GST_DEBUG_FUNCPTR (gst_exact_quality_start);
   agg_class->stop = GST_DEBUG_FUNCPTR (gst_exact_quality_stop);
+  agg_class->flush = GST_DEBUG_FUNCPTR (gst_exact_quality_flush);
   agg_class->sink_event = GST_DEBUG_FUNCPTR (gst_exact_quality_sink_event);
   agg_class->update_src_caps =
       GST_DEBUG_FUNCPTR (gst_exact_quality_update_src_caps);
@@ -548,7 +561,11 @@ gst_exact_quality_init (GstExactQuality * self)
   self->range = DEFAULT_RANGE;
   self->pairing = DEFAULT_PAIRING;
   self->ts_offset = DEFAULT_TS_OFFSET;
+  self->frames_in_flight = DEFAULT_FRAMES_IN_FLIGHT;
   self->backend_name = "cpu";
+  g_queue_init (&self->pending);
+  g_mutex_init (&self->jobs_lock);
+  g_cond_init (&self->jobs_cond);
 
   self->ref_pad = make_sink_pad (self, &ref_sink_template);
   self->dist_pad = make_sink_pad (self, &dist_sink_template);
@@ -560,6 +577,8 @@ gst_exact_quality_finalize (GObject * object)
   GstExactQuality *self = GST_EXACT_QUALITY (object);
 
   g_free (self->log_location);
+  g_mutex_clear (&self->jobs_lock);
+  g_cond_clear (&self->jobs_cond);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -621,6 +640,9 @@ gst_exact_quality_set_property (GObject * object, guint prop_id,
       gst_aggregator_set_latency (GST_AGGREGATOR (self), lat, lat);
       return;
     }
+    case PROP_FRAMES_IN_FLIGHT:
+      self->frames_in_flight = g_value_get_uint (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -675,6 +697,9 @@ gst_exact_quality_get_property (GObject * object, guint prop_id,
     case PROP_TS_OFFSET:
       g_value_set_int64 (value, self->ts_offset);
       break;
+    case PROP_FRAMES_IN_FLIGHT:
+      g_value_set_uint (value, self->frames_in_flight);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -684,16 +709,47 @@ gst_exact_quality_get_property (GObject * object, guint prop_id,
 
 /* ------------------------------------------------------------- helpers */
 
+/* A scorer and its cross-check scorer, used by one thread at a time. */
+struct _GstExactQualitySlot
+{
+  GstExactQuality *self;
+  EqScorer *scorer;
+  EqScorer *check_scorer;       /* CPU scorer of the cross-check, or NULL */
+  gchar last_error[512];        /* last error sentence from the library */
+};
+
+/* One distorted buffer on its way out: a pair being scored by a worker, or
+ * an unpaired distorted buffer that passes through (in output order). */
+struct _GstExactQualityJob
+{
+  gboolean scored;              /* FALSE: unpaired, goes out without meta */
+  GstBuffer *ref_buf;
+  GstBuffer *dist_buf;
+  GstVideoInfo ref_info;
+  GstVideoInfo dist_info;
+  GstClockTime ref_rt;
+  guint64 frame;
+  gboolean do_check;
+  gboolean map_failed;
+  gint err;
+  gint check_err;
+  EqScores scores;
+  EqScores check;
+  gchar last_error[512];
+  gboolean done;                /* jobs_lock */
+};
+
 /* The library's log goes to the element's debug category. */
 static void
 gst_exact_quality_lib_log (void *user, EqLogLevel level, const char *message)
 {
-  GstExactQuality *self = user;
+  GstExactQualitySlot *slot = user;
+  GstExactQuality *self = slot->self;
 
   switch (level) {
     case EQ_LOG_ERROR:
       GST_ERROR_OBJECT (self, "%s", message);
-      g_strlcpy (self->last_error, message, sizeof (self->last_error));
+      g_strlcpy (slot->last_error, message, sizeof (slot->last_error));
       break;
     case EQ_LOG_WARNING:
       GST_WARNING_OBJECT (self, "%s", message);
@@ -1073,6 +1129,94 @@ gst_exact_quality_summary (GstExactQuality * self)
   g_free (stats);
 }
 
+/* ------------------------------------------------------------ workers */
+
+/* Scores one pair with a free slot's scorer (a worker thread). */
+static void
+gst_exact_quality_worker (gpointer data, gpointer user_data)
+{
+  GstExactQualityJob *job = data;
+  GstExactQuality *self = user_data;
+  GstExactQualitySlot *slot = g_async_queue_pop (self->free_slots);
+  GstVideoFrame ref_vf, dist_vf;
+  EqFrame ref_f, dist_f;
+
+  slot->last_error[0] = '\0';
+  if (!gst_video_frame_map (&ref_vf, &job->ref_info, job->ref_buf,
+          GST_MAP_READ)) {
+    job->map_failed = TRUE;
+  } else if (!gst_video_frame_map (&dist_vf, &job->dist_info, job->dist_buf,
+          GST_MAP_READ)) {
+    gst_video_frame_unmap (&ref_vf);
+    job->map_failed = TRUE;
+  } else {
+    fill_eq_frame (&ref_vf, &ref_f);
+    fill_eq_frame (&dist_vf, &dist_f);
+    job->err = eq_scorer_score (slot->scorer, &ref_f, &dist_f, &job->scores);
+    if (job->do_check && job->err == 0)
+      job->check_err = eq_scorer_score (slot->check_scorer, &ref_f, &dist_f,
+          &job->check);
+    gst_video_frame_unmap (&dist_vf);
+    gst_video_frame_unmap (&ref_vf);
+  }
+  g_strlcpy (job->last_error, slot->last_error, sizeof (job->last_error));
+  g_async_queue_push (self->free_slots, slot);
+
+  g_mutex_lock (&self->jobs_lock);
+  job->done = TRUE;
+  g_cond_broadcast (&self->jobs_cond);
+  g_mutex_unlock (&self->jobs_lock);
+}
+
+static void
+job_free (GstExactQualityJob * job)
+{
+  gst_clear_buffer (&job->ref_buf);
+  gst_clear_buffer (&job->dist_buf);
+  g_free (job);
+}
+
+/* Waits for every job in flight and drops them (flush, stop, error). */
+static void
+gst_exact_quality_drop_jobs (GstExactQuality * self)
+{
+  GstExactQualityJob *job;
+
+  g_mutex_lock (&self->jobs_lock);
+  while ((job = g_queue_peek_head (&self->pending))) {
+    if (!job->done) {
+      g_cond_wait (&self->jobs_cond, &self->jobs_lock);
+      continue;
+    }
+    g_queue_pop_head (&self->pending);
+    job_free (job);
+  }
+  g_mutex_unlock (&self->jobs_lock);
+}
+
+static void
+gst_exact_quality_close_slots (GstExactQuality * self)
+{
+  guint i;
+
+  gst_exact_quality_drop_jobs (self);
+  if (self->workers) {
+    g_thread_pool_free (self->workers, FALSE, TRUE);
+    self->workers = NULL;
+  }
+  if (self->free_slots) {
+    while (g_async_queue_try_pop (self->free_slots));
+    g_async_queue_unref (self->free_slots);
+    self->free_slots = NULL;
+  }
+  for (i = 0; i < self->n_slots; i++) {
+    eq_scorer_close (&self->slots[i].check_scorer);
+    eq_scorer_close (&self->slots[i].scorer);
+  }
+  g_clear_pointer (&self->slots, g_free);
+  self->n_slots = 0;
+}
+
 /* ------------------------------------------------------- start / stop */
 
 static gboolean
@@ -1083,6 +1227,8 @@ gst_exact_quality_start (GstAggregator * agg)
   gchar *location;
   const gchar *env;
   gint err, i;
+  guint k, depth;
+  GError *gerr = NULL;
 
   eq_settings_init (&settings);
   GST_OBJECT_LOCK (self);
@@ -1097,10 +1243,10 @@ gst_exact_quality_start (GstAggregator * agg)
   self->run_pairing = self->pairing;
   self->run_ts_offset = self->ts_offset;
   self->run_log_format = self->log_format;
+  depth = MAX (self->frames_in_flight, 1);
   location = g_strdup (self->log_location);
   GST_OBJECT_UNLOCK (self);
   settings.log = gst_exact_quality_lib_log;
-  settings.log_user = self;
 
   if (settings.metrics == 0) {
     GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
@@ -1108,38 +1254,58 @@ gst_exact_quality_start (GstAggregator * agg)
     goto fail;
   }
 
-  self->last_error[0] = '\0';
-  err = eq_scorer_open (&self->scorer, &settings);
-  if (err < 0) {
-    if (settings.backend == EQ_BACKEND_CUDA)
-      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
-          ("backend=cuda was requested, but no CUDA device could be opened; "
-              "use backend=auto (CUDA when available, else the CPU) or "
-              "backend=cpu"), ("eq_scorer_open: %s (%d), device %d: %s",
-              eq_strerror (err), err, settings.cuda_device, self->last_error));
-    else
-      GST_ELEMENT_ERROR (self, LIBRARY, INIT,
-          ("Could not open the quality scorer"),
-          ("eq_scorer_open: %s (%d): %s", eq_strerror (err), err,
-              self->last_error));
-    goto fail;
-  }
-  self->backend_name = eq_backend_name (eq_scorer_backend (self->scorer));
-  GST_INFO_OBJECT (self, "scoring with the %s backend", self->backend_name);
+  self->slots = g_new0 (GstExactQualitySlot, depth);
+  self->n_slots = depth;
+  self->free_slots = g_async_queue_new ();
+  for (k = 0; k < depth; k++) {
+    GstExactQualitySlot *slot = &self->slots[k];
 
-  if (self->run_cross_check_interval > 0) {
-    EqSettings cs = settings;
-
-    cs.backend = EQ_BACKEND_CPU;
-    err = eq_scorer_open (&self->check_scorer, &cs);
+    slot->self = self;
+    settings.log_user = slot;
+    err = eq_scorer_open (&slot->scorer, &settings);
     if (err < 0) {
-      GST_ELEMENT_ERROR (self, LIBRARY, INIT,
-          ("Could not open the CPU scorer of the cross-check"),
-          ("eq_scorer_open: %s (%d): %s", eq_strerror (err), err,
-              self->last_error));
+      if (settings.backend == EQ_BACKEND_CUDA)
+        GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+            ("backend=cuda was requested, but no CUDA device could be "
+                "opened; use backend=auto (CUDA when available, else the "
+                "CPU) or backend=cpu"),
+            ("eq_scorer_open: %s (%d), device %d: %s", eq_strerror (err), err,
+                settings.cuda_device, slot->last_error));
+      else
+        GST_ELEMENT_ERROR (self, LIBRARY, INIT,
+            ("Could not open the quality scorer"),
+            ("eq_scorer_open: %s (%d): %s", eq_strerror (err), err,
+                slot->last_error));
       goto fail;
     }
+    if (self->run_cross_check_interval > 0) {
+      EqSettings cs = settings;
+
+      cs.backend = EQ_BACKEND_CPU;
+      err = eq_scorer_open (&slot->check_scorer, &cs);
+      if (err < 0) {
+        GST_ELEMENT_ERROR (self, LIBRARY, INIT,
+            ("Could not open the CPU scorer of the cross-check"),
+            ("eq_scorer_open: %s (%d): %s", eq_strerror (err), err,
+                slot->last_error));
+        goto fail;
+      }
+    }
+    g_async_queue_push (self->free_slots, slot);
   }
+  self->backend_name =
+      eq_backend_name (eq_scorer_backend (self->slots[0].scorer));
+  GST_INFO_OBJECT (self, "scoring with the %s backend, %u frame(s) in "
+      "flight", self->backend_name, depth);
+  self->workers = g_thread_pool_new (gst_exact_quality_worker, self, depth,
+      FALSE, &gerr);
+  if (!self->workers) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Could not start the scoring threads"), ("%s", gerr->message));
+    g_clear_error (&gerr);
+    goto fail;
+  }
+
   env = g_getenv (TEST_PERTURB_ENV);
   self->test_perturb = env && env[0] == '1';
   if (self->test_perturb)
@@ -1159,6 +1325,7 @@ gst_exact_quality_start (GstAggregator * agg)
   location = NULL;
 
   self->frames = self->failed = 0;
+  self->next_frame = 0;
   self->unpaired_ref = self->unpaired_dist = 0;
   self->check_compared = self->check_identical = self->check_different = 0;
   self->summary_done = FALSE;
@@ -1171,8 +1338,7 @@ gst_exact_quality_start (GstAggregator * agg)
 
 fail:
   g_free (location);
-  eq_scorer_close (&self->check_scorer);
-  eq_scorer_close (&self->scorer);
+  gst_exact_quality_close_slots (self);
   return FALSE;
 }
 
@@ -1182,6 +1348,7 @@ gst_exact_quality_stop (GstAggregator * agg)
   GstExactQuality *self = GST_EXACT_QUALITY (agg);
   gint i;
 
+  gst_exact_quality_close_slots (self);
   /* Stopped before both pads ended: the log still ends with a summary. */
   if (self->pools && (self->frames || self->unpaired_ref ||
           self->unpaired_dist))
@@ -1195,12 +1362,18 @@ gst_exact_quality_stop (GstAggregator * agg)
       g_array_free (self->pools[i].samples, TRUE);
     g_clear_pointer (&self->pools, g_free);
   }
-  eq_scorer_close (&self->check_scorer);
-  eq_scorer_close (&self->scorer);
   GST_OBJECT_LOCK (self);
   self->have_ref_info = self->have_dist_info = FALSE;
   GST_OBJECT_UNLOCK (self);
   return TRUE;
+}
+
+/* A flush drops the pairs in flight (their buffers belong before it). */
+static GstFlowReturn
+gst_exact_quality_flush (GstAggregator * agg)
+{
+  gst_exact_quality_drop_jobs (GST_EXACT_QUALITY (agg));
+  return GST_FLOW_OK;
 }
 
 /* -------------------------------------------------------- caps, events */
@@ -1227,7 +1400,7 @@ gst_exact_quality_set_pad_caps (GstExactQuality * self,
     return FALSE;
   }
   GST_OBJECT_LOCK (self);
-  metrics = self->scorer ? self->run_metrics : self->metrics;
+  metrics = self->slots ? self->run_metrics : self->metrics;
   GST_OBJECT_UNLOCK (self);
   if (GST_VIDEO_INFO_IS_RGB (&info) && (metrics & ~EQ_METRIC_SSIMULACRA2)) {
     GST_ELEMENT_ERROR (self, STREAM, FORMAT,
@@ -1353,14 +1526,18 @@ advance_position (GstExactQuality * self, GstClockTime position)
   GST_OBJECT_UNLOCK (self);
 }
 
+static GstFlowReturn gst_exact_quality_enqueue (GstExactQuality * self,
+    GstExactQualityJob * job);
+
 /* Takes the head buffer of @pad, counts and reports it as unpaired; a
- * distorted frame still goes downstream (without meta). */
+ * distorted frame still goes downstream (without meta, in order). */
 static GstFlowReturn
 gst_exact_quality_unpaired (GstExactQuality * self, GstAggregatorPad * pad,
     GstClockTime rt, UnpairedReason reason)
 {
   GstBuffer *buf = gst_aggregator_pad_pop_buffer (pad);
   gboolean is_ref = pad == self->ref_pad;
+  GstExactQualityJob *job;
   GstClockTime pts;
 
   if (!buf)
@@ -1382,10 +1559,11 @@ gst_exact_quality_unpaired (GstExactQuality * self, GstAggregatorPad * pad,
     gst_buffer_unref (buf);
     return GST_FLOW_OK;
   }
-  if (GST_BUFFER_PTS_IS_VALID (buf))
-    advance_position (self, pts + (GST_BUFFER_DURATION_IS_VALID (buf) ?
-            GST_BUFFER_DURATION (buf) : 0));
-  return gst_aggregator_finish_buffer (GST_AGGREGATOR (self), buf);
+  job = g_new0 (GstExactQualityJob, 1);
+  job->scored = FALSE;
+  job->dist_buf = buf;
+  job->done = TRUE;
+  return gst_exact_quality_enqueue (self, job);
 }
 
 /* Compares every published value's bits. */
@@ -1421,94 +1599,56 @@ is_input_error (gint err)
       err == EQ_ERR_TOO_SMALL || err == EQ_ERR_TOO_LARGE;
 }
 
+/* Reports a scored pair and pushes its distorted buffer with the meta. */
 static GstFlowReturn
-gst_exact_quality_score_pair (GstExactQuality * self, GstClockTime ref_rt)
+gst_exact_quality_finish_job (GstExactQuality * self, GstExactQualityJob * job)
 {
   GstAggregator *agg = GST_AGGREGATOR (self);
-  GstBuffer *ref_buf, *dist_buf;
-  GstVideoInfo ref_info, dist_info;
-  GstVideoFrame ref_vf, dist_vf;
-  EqFrame ref_f, dist_f;
-  EqScores scores, check;
-  GstSegment seg;
+  GstBuffer *dist_buf = job->dist_buf;
   GstClockTime pts, duration, stream_time, running_time;
+  const GstVideoInfo *dist_info = &job->dist_info;
+  EqScores *scores = &job->scores, *check = &job->check;
+  GstSegment seg;
   GstStructure *s;
-  GstFlowReturn ret = GST_FLOW_OK;
-  gboolean do_check, check_ok = TRUE;
   GString *diff = NULL;
-  guint64 frame;
-  gint err, check_err = 0, i;
+  GstFlowReturn ret = GST_FLOW_OK;
+  guint64 frame = job->frame;
   guint failed_metrics = 0;
+  gint i;
 
-  ref_buf = gst_aggregator_pad_pop_buffer (self->ref_pad);
-  dist_buf = gst_aggregator_pad_pop_buffer (self->dist_pad);
-  if (!ref_buf || !dist_buf)
-    goto internal;
+  job->dist_buf = NULL;
+  pts = GST_BUFFER_PTS (dist_buf);
+  duration = GST_BUFFER_DURATION (dist_buf);
 
-  GST_OBJECT_LOCK (self);
-  if (!self->have_ref_info || !self->have_dist_info) {
-    GST_OBJECT_UNLOCK (self);
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
-        ("Received video before its format (caps)"), (NULL));
-    ret = GST_FLOW_NOT_NEGOTIATED;
-    goto done;
-  }
-  ref_info = self->ref_info;
-  dist_info = self->dist_info;
-  GST_OBJECT_UNLOCK (self);
-
-  if (GST_VIDEO_INFO_FORMAT (&ref_info) != GST_VIDEO_INFO_FORMAT (&dist_info)
-      || ref_info.width != dist_info.width
-      || ref_info.height != dist_info.height) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
-        ("The reference and distorted videos differ in size or format: add "
-            "videoconvert and videoscale (and a capsfilter) so that both "
-            "inputs match"), ("ref %s %dx%d, dist %s %dx%d",
-            GST_VIDEO_INFO_NAME (&ref_info), ref_info.width, ref_info.height,
-            GST_VIDEO_INFO_NAME (&dist_info), dist_info.width,
-            dist_info.height));
-    ret = GST_FLOW_NOT_NEGOTIATED;
-    goto done;
+  if (!job->scored) {
+    /* an unpaired distorted frame */
+    if (GST_CLOCK_TIME_IS_VALID (pts))
+      advance_position (self, pts + (GST_CLOCK_TIME_IS_VALID (duration) ?
+              duration : 0));
+    ret = gst_aggregator_finish_buffer (agg, dist_buf);
+    goto out;
   }
 
-  if (!gst_video_frame_map (&ref_vf, &ref_info, ref_buf, GST_MAP_READ)) {
+  if (job->map_failed) {
     GST_ELEMENT_ERROR (self, STREAM, FAILED,
-        ("Could not read a reference frame"), ("gst_video_frame_map failed"));
+        ("Could not read a reference or distorted frame"),
+        ("gst_video_frame_map failed on frame %" G_GUINT64_FORMAT, frame));
     ret = GST_FLOW_ERROR;
     goto done;
   }
-  if (!gst_video_frame_map (&dist_vf, &dist_info, dist_buf, GST_MAP_READ)) {
-    gst_video_frame_unmap (&ref_vf);
-    GST_ELEMENT_ERROR (self, STREAM, FAILED,
-        ("Could not read a distorted frame"), ("gst_video_frame_map failed"));
-    ret = GST_FLOW_ERROR;
-    goto done;
-  }
-  fill_eq_frame (&ref_vf, &ref_f);
-  fill_eq_frame (&dist_vf, &dist_f);
-
-  frame = self->frames;
-  self->last_error[0] = '\0';
-  err = eq_scorer_score (self->scorer, &ref_f, &dist_f, &scores);
-  do_check = self->check_scorer && err == 0 &&
-      frame % self->run_cross_check_interval == 0;
-  if (do_check)
-    check_err = eq_scorer_score (self->check_scorer, &ref_f, &dist_f, &check);
-  gst_video_frame_unmap (&dist_vf);
-  gst_video_frame_unmap (&ref_vf);
 
   /* a failed metric: the input's fault (warn once, count) or the system's */
   for (i = 0; i < EQ_METRIC_COUNT; i++) {
     guint m = 1u << i;
 
-    if (!(self->run_metrics & m) || scores.status[i] == 0)
+    if (!(self->run_metrics & m) || scores->status[i] == 0)
       continue;
-    if (!is_input_error (scores.status[i])) {
+    if (!is_input_error (scores->status[i])) {
       GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
           ("Scoring %s failed on frame %" G_GUINT64_FORMAT,
               eq_metric_name (m), frame), ("%s (%d): %s",
-              eq_strerror (scores.status[i]), scores.status[i],
-              self->last_error));
+              eq_strerror (scores->status[i]), scores->status[i],
+              job->last_error));
       ret = GST_FLOW_ERROR;
       goto done;
     }
@@ -1517,34 +1657,36 @@ gst_exact_quality_score_pair (GstExactQuality * self, GstClockTime ref_rt)
       self->warned_metrics |= m;
       GST_ELEMENT_WARNING (self, LIBRARY, FAILED,
           ("Could not score %s: %s", eq_metric_name (m),
-              eq_strerror (scores.status[i])),
+              eq_strerror (scores->status[i])),
           ("frame %" G_GUINT64_FORMAT ", %dx%d %s: %s", frame,
-              dist_info.width, dist_info.height,
-              GST_VIDEO_INFO_NAME (&dist_info), self->last_error));
+              dist_info->width, dist_info->height,
+              GST_VIDEO_INFO_NAME (dist_info), job->last_error));
     }
   }
-  if (err < 0 && !failed_metrics) {
+  if (job->err < 0 && !failed_metrics) {
     GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
         ("Scoring failed on frame %" G_GUINT64_FORMAT, frame),
-        ("%s (%d): %s", eq_strerror (err), err, self->last_error));
+        ("%s (%d): %s", eq_strerror (job->err), job->err, job->last_error));
     ret = GST_FLOW_ERROR;
     goto done;
   }
 
-  if (do_check) {
-    if (check_err < 0) {
+  if (job->do_check && job->err == 0) {
+    gboolean check_ok;
+
+    if (job->check_err < 0) {
       GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
           ("The CPU cross-check could not score frame %" G_GUINT64_FORMAT,
-              frame), ("%s (%d): %s", eq_strerror (check_err), check_err,
-              self->last_error));
+              frame), ("%s (%d): %s", eq_strerror (job->check_err),
+              job->check_err, job->last_error));
       ret = GST_FLOW_ERROR;
       goto done;
     }
     if (self->test_perturb) {
       for (i = 0; i < eq_value_count (); i++) {
-        if (eq_value_present (&check, i)) {
+        if (eq_value_present (check, i)) {
           /* flip the lowest bit of the first value through the table */
-          gdouble v = eq_value_get (&check, i);
+          gdouble v = eq_value_get (check, i);
           guint64 bits;
 
           memcpy (&bits, &v, sizeof (bits));
@@ -1552,16 +1694,16 @@ gst_exact_quality_score_pair (GstExactQuality * self, GstClockTime ref_rt)
           memcpy (&v, &bits, sizeof (v));
           switch (eq_value_info (i)->metric) {
             case EQ_METRIC_PSNR:
-              check.psnr_y = v;
+              check->psnr_y = v;
               break;
             case EQ_METRIC_SSIM:
-              check.ssim = v;
+              check->ssim = v;
               break;
             case EQ_METRIC_MS_SSIM:
-              check.ms_ssim = v;
+              check->ms_ssim = v;
               break;
             default:
-              check.ssimulacra2 = v;
+              check->ssimulacra2 = v;
               break;
           }
           break;
@@ -1570,7 +1712,7 @@ gst_exact_quality_score_pair (GstExactQuality * self, GstClockTime ref_rt)
     }
     diff = g_string_new (NULL);
     self->check_compared++;
-    check_ok = cross_check (self, frame, &scores, &check, diff);
+    check_ok = cross_check (self, frame, scores, check, diff);
     if (check_ok) {
       self->check_identical++;
     } else {
@@ -1600,8 +1742,8 @@ gst_exact_quality_score_pair (GstExactQuality * self, GstClockTime ref_rt)
   if (failed_metrics)
     self->failed++;
   for (i = 0; i < eq_value_count (); i++) {
-    if (eq_value_present (&scores, i)) {
-      gdouble v = eq_value_get (&scores, i);
+    if (eq_value_present (scores, i)) {
+      gdouble v = eq_value_get (scores, i);
       g_array_append_val (self->pools[i].samples, v);
     }
   }
@@ -1609,8 +1751,6 @@ gst_exact_quality_score_pair (GstExactQuality * self, GstClockTime ref_rt)
   GST_OBJECT_LOCK (self->dist_pad);
   seg = self->dist_pad->segment;
   GST_OBJECT_UNLOCK (self->dist_pad);
-  pts = GST_BUFFER_PTS (dist_buf);
-  duration = GST_BUFFER_DURATION (dist_buf);
   stream_time = gst_segment_to_stream_time (&seg, GST_FORMAT_TIME, pts);
   running_time = gst_segment_to_running_time (&seg, GST_FORMAT_TIME, pts);
 
@@ -1620,39 +1760,139 @@ gst_exact_quality_score_pair (GstExactQuality * self, GstClockTime ref_rt)
       "stream-time", G_TYPE_UINT64, (guint64) stream_time,
       "running-time", G_TYPE_UINT64, (guint64) running_time,
       "duration", G_TYPE_UINT64, (guint64) duration,
-      "ref-running-time", G_TYPE_UINT64, (guint64) ref_rt,
+      "ref-running-time", G_TYPE_UINT64, (guint64) job->ref_rt,
       "backend", G_TYPE_STRING, self->backend_name, NULL);
   for (i = 0; i < eq_value_count (); i++)
-    if (eq_value_present (&scores, i))
+    if (eq_value_present (scores, i))
       gst_structure_set (s, eq_value_info (i)->nick, G_TYPE_DOUBLE,
-          eq_value_get (&scores, i), NULL);
+          eq_value_get (scores, i), NULL);
   post_structure (self, s);
   write_log_frame (self, frame, pts, stream_time, running_time, duration,
-      &scores);
+      scores);
 
   /* Output: the distorted buffer itself; writable only to take the meta
    * (a shared buffer is copied shallowly: pixels stay where they are). */
   dist_buf = gst_buffer_make_writable (dist_buf);
   gst_buffer_add_exact_quality_meta (dist_buf, frame, self->backend_name,
-      ref_rt, &scores);
+      job->ref_rt, scores);
   if (GST_CLOCK_TIME_IS_VALID (pts))
     advance_position (self, pts + (GST_CLOCK_TIME_IS_VALID (duration) ?
             duration : 0));
+  gst_aggregator_selected_samples (agg, pts, GST_BUFFER_DTS (dist_buf),
+      duration, NULL);
   ret = gst_aggregator_finish_buffer (agg, dist_buf);
   dist_buf = NULL;
 
 done:
+  gst_clear_buffer (&dist_buf);
+out:
   if (diff)
     g_string_free (diff, TRUE);
-  gst_clear_buffer (&ref_buf);
-  gst_clear_buffer (&dist_buf);
+  job_free (job);
   return ret;
+}
 
-internal:
-  GST_ELEMENT_ERROR (self, CORE, FAILED, ("Internal error in exactquality"),
-      ("a pad's buffer disappeared between peek and pop"));
-  ret = GST_FLOW_ERROR;
-  goto done;
+/* Pushes out the jobs at the head of the queue that are done, in order;
+ * with @all, waits for every job; otherwise waits only while more than
+ * frames-in-flight pairs are being scored. */
+static GstFlowReturn
+gst_exact_quality_finish_ready (GstExactQuality * self, gboolean all)
+{
+  GstFlowReturn ret = GST_FLOW_OK;
+  GstExactQualityJob *job;
+
+  for (;;) {
+    g_mutex_lock (&self->jobs_lock);
+    job = g_queue_peek_head (&self->pending);
+    if (!job) {
+      g_mutex_unlock (&self->jobs_lock);
+      break;
+    }
+    if (!job->done) {
+      if (all || self->pending.length >= self->n_slots)
+        g_cond_wait (&self->jobs_cond, &self->jobs_lock);
+      g_mutex_unlock (&self->jobs_lock);
+      if (all || self->pending.length >= self->n_slots)
+        continue;
+      break;
+    }
+    g_queue_pop_head (&self->pending);
+    g_mutex_unlock (&self->jobs_lock);
+    ret = gst_exact_quality_finish_job (self, job);
+    if (ret != GST_FLOW_OK)
+      break;
+  }
+  return ret;
+}
+
+static GstFlowReturn
+gst_exact_quality_enqueue (GstExactQuality * self, GstExactQualityJob * job)
+{
+  g_mutex_lock (&self->jobs_lock);
+  g_queue_push_tail (&self->pending, job);
+  g_mutex_unlock (&self->jobs_lock);
+  if (job->scored)
+    g_thread_pool_push (self->workers, job, NULL);
+  return gst_exact_quality_finish_ready (self, FALSE);
+}
+
+/* Takes the two head buffers as a pair and hands them to a worker. */
+static GstFlowReturn
+gst_exact_quality_submit_pair (GstExactQuality * self, GstClockTime ref_rt)
+{
+  GstBuffer *ref_buf, *dist_buf;
+  GstVideoInfo ref_info, dist_info;
+  GstExactQualityJob *job;
+
+  ref_buf = gst_aggregator_pad_pop_buffer (self->ref_pad);
+  dist_buf = gst_aggregator_pad_pop_buffer (self->dist_pad);
+  if (!ref_buf || !dist_buf) {
+    gst_clear_buffer (&ref_buf);
+    gst_clear_buffer (&dist_buf);
+    GST_ELEMENT_ERROR (self, CORE, FAILED, ("Internal error in exactquality"),
+        ("a pad's buffer disappeared between peek and pop"));
+    return GST_FLOW_ERROR;
+  }
+
+  GST_OBJECT_LOCK (self);
+  if (!self->have_ref_info || !self->have_dist_info) {
+    GST_OBJECT_UNLOCK (self);
+    gst_buffer_unref (ref_buf);
+    gst_buffer_unref (dist_buf);
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("Received video before its format (caps)"), (NULL));
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+  ref_info = self->ref_info;
+  dist_info = self->dist_info;
+  GST_OBJECT_UNLOCK (self);
+
+  if (GST_VIDEO_INFO_FORMAT (&ref_info) != GST_VIDEO_INFO_FORMAT (&dist_info)
+      || ref_info.width != dist_info.width
+      || ref_info.height != dist_info.height) {
+    gst_buffer_unref (ref_buf);
+    gst_buffer_unref (dist_buf);
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("The reference and distorted videos differ in size or format: add "
+            "videoconvert and videoscale (and a capsfilter) so that both "
+            "inputs match"), ("ref %s %dx%d, dist %s %dx%d",
+            GST_VIDEO_INFO_NAME (&ref_info), ref_info.width, ref_info.height,
+            GST_VIDEO_INFO_NAME (&dist_info), dist_info.width,
+            dist_info.height));
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+
+  job = g_new0 (GstExactQualityJob, 1);
+  job->scored = TRUE;
+  job->ref_buf = ref_buf;
+  job->dist_buf = dist_buf;
+  job->ref_info = ref_info;
+  job->dist_info = dist_info;
+  job->ref_rt = ref_rt;
+  job->frame = self->next_frame++;
+  job->do_check = self->run_cross_check_interval > 0 &&
+      job->frame % self->run_cross_check_interval == 0;
+  return gst_exact_quality_enqueue (self, job);
 }
 
 /* Half a frame: the distorted buffer's duration, else the reference's, else
@@ -1701,6 +1941,10 @@ gst_exact_quality_aggregate (GstAggregator * agg, gboolean timeout)
 
   if (!ref && !dist) {
     if (ref_eos && dist_eos) {
+      /* the pairs still being scored go out before the summary */
+      ret = gst_exact_quality_finish_ready (self, TRUE);
+      if (ret != GST_FLOW_OK)
+        return ret;
       gst_exact_quality_summary (self);
       return GST_FLOW_EOS;
     }
@@ -1768,7 +2012,7 @@ gst_exact_quality_aggregate (GstAggregator * agg, gboolean timeout)
   }
 
   if (self->run_pairing == GST_EXACT_QUALITY_PAIRING_SEQUENCE) {
-    ret = gst_exact_quality_score_pair (self, ref_rt);
+    ret = gst_exact_quality_submit_pair (self, ref_rt);
     goto done;
   }
 
@@ -1786,7 +2030,7 @@ gst_exact_quality_aggregate (GstAggregator * agg, gboolean timeout)
     if (ad == 0 || (ad < dur && 2 * ad < dur)) {
       GST_LOG_OBJECT (self, "pairing ref %" GST_TIME_FORMAT " with dist %"
           GST_TIME_FORMAT, GST_TIME_ARGS (ref_rt), GST_TIME_ARGS (dist_rt));
-      ret = gst_exact_quality_score_pair (self, ref_rt);
+      ret = gst_exact_quality_submit_pair (self, ref_rt);
     } else if (d > 0) {
       /* the distorted frame is later: this reference frame has no partner */
       ret = gst_exact_quality_unpaired (self, self->ref_pad, ref_rt,

@@ -65,6 +65,9 @@ typedef enum
   GST_EXACT_QUALITY_RANGE_FULL = EQ_RANGE_FULL,
 } GstExactQualityRange;
 
+typedef struct _GstExactQualitySlot GstExactQualitySlot;
+typedef struct _GstExactQualityJob GstExactQualityJob;
+
 /* Pooled statistics of one value over the scored frames. */
 typedef struct
 {
@@ -92,6 +95,7 @@ struct _GstExactQuality
   GstExactQualityRange range;
   GstExactQualityPairing pairing;
   gint64 ts_offset;
+  guint frames_in_flight;
 
   /* negotiated formats (object lock) */
   GstVideoInfo ref_info;
@@ -100,8 +104,15 @@ struct _GstExactQuality
   gboolean have_dist_info;
 
   /* streaming state, from start() to stop() (src task) */
-  EqScorer *scorer;
-  EqScorer *check_scorer;       /* CPU scorer of the cross-check */
+  GstExactQualitySlot *slots;   /* one scorer (+ cross-check scorer) per
+                                   frame in flight */
+  guint n_slots;
+  GAsyncQueue *free_slots;
+  GThreadPool *workers;
+  GQueue pending;               /* GstExactQualityJob, in output order */
+  GMutex jobs_lock;
+  GCond jobs_cond;
+  guint64 next_frame;           /* index of the next pair submitted */
   const gchar *backend_name;    /* "cpu" or "cuda" */
   guint run_metrics;
   guint run_cross_check_interval;
@@ -111,7 +122,6 @@ struct _GstExactQuality
   GstExactQualityLogFormat run_log_format;
   gboolean summary_done;
   gboolean test_perturb;        /* GST_EXACT_QUALITY_TEST_PERTURB_CROSS_CHECK */
-  gchar last_error[512];        /* last error sentence from the library */
   guint warned_metrics;         /* metrics whose failure was already posted */
 
   guint64 frames;               /* pairs scored (the next frame index) */

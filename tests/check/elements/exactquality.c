@@ -544,6 +544,77 @@ GST_START_TEST (test_pairing_far_apart)
 
 GST_END_TEST;
 
+/* frames-in-flight=3: pairs are scored concurrently, yet the output order,
+ * the frame numbers, the values (== the library's) and the unpaired
+ * accounting are those of frames-in-flight=1. */
+GST_START_TEST (test_frames_in_flight)
+{
+  Pair p;
+  GstStructure *s;
+  GstBuffer *refs[9], *dists[9];
+  gint i, scored = 0;
+
+  pair_setup (&p, "frames-in-flight=3", NULL, NULL);
+  for (i = 0; i < 9; i++) {
+    refs[i] = make_frame (i, 0, i * FRAME_DUR);
+    dists[i] = make_frame (i, 2 + i, i * FRAME_DUR);
+  }
+  for (i = 0; i < 8; i++) {
+    gst_harness_push (p.ref, gst_buffer_ref (refs[i]));
+    if (i != 4)                 /* distorted frame 4 is missing */
+      gst_harness_push (p.dist, gst_buffer_ref (dists[i]));
+  }
+  fail_unless (gst_harness_push_event (p.ref, gst_event_new_eos ()));
+  gst_harness_push (p.dist, gst_buffer_ref (dists[8]));      /* no partner */
+  fail_unless (gst_harness_push_event (p.dist, gst_event_new_eos ()));
+
+  for (i = 0; i < 9; i++) {
+    GstBuffer *out;
+    GstExactQualityMeta *meta;
+    GstStructure *ms;
+    GstMessage *m;
+    EqScores r;
+
+    if (i == 4)
+      continue;
+    out = gst_harness_pull (p.ref);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (out), i * FRAME_DUR);
+    meta = gst_buffer_get_exact_quality_meta (out);
+    if (i == 8) {
+      fail_unless (meta == NULL);
+      gst_buffer_unref (out);
+      continue;
+    }
+    fail_unless (meta != NULL);
+    fail_unless_equals_uint64 (meta->frame, scored);
+    library_scores (refs[i], dists[i], CAPS_I420, EQ_METRIC_ALL, &r);
+    ms = gst_exact_quality_meta_to_structure (meta);
+    check_structure_equals_scores (ms, &r);
+    gst_structure_free (ms);
+    m = next_element_message (p.bus, "exactquality", 10 * GST_SECOND);
+    fail_unless (m != NULL);
+    fail_unless_equals_uint64 (get_u64 (gst_message_get_structure (m),
+            "frame"), scored);
+    check_structure_equals_scores (gst_message_get_structure (m), &r);
+    gst_message_unref (m);
+    scored++;
+    gst_buffer_unref (out);
+  }
+  fail_unless_equals_int (scored, 7);
+  s = wait_summary (p.bus);
+  fail_unless_equals_uint64 (get_u64 (s, "frames"), 7);
+  fail_unless_equals_uint64 (get_u64 (s, "unpaired-ref"), 1);
+  fail_unless_equals_uint64 (get_u64 (s, "unpaired-dist"), 1);
+  gst_structure_free (s);
+  for (i = 0; i < 9; i++) {
+    gst_buffer_unref (refs[i]);
+    gst_buffer_unref (dists[i]);
+  }
+  pair_teardown (&p);
+}
+
+GST_END_TEST;
+
 /* pairing=sequence ignores the timestamps */
 GST_START_TEST (test_pairing_sequence)
 {
@@ -1157,13 +1228,15 @@ GST_START_TEST (test_state_reuse)
 GST_END_TEST;
 
 /* Flushing seek to 1 s: scoring resumes there, pairs stay 1:1 */
-GST_START_TEST (test_flushing_seek)
+static void
+flushing_seek (const gchar * props)
 {
   GError *err = NULL;
-  GstElement *pipe = gst_parse_launch ("exactquality name=eq ! fakesink "
+  gchar *desc = g_strdup_printf ("exactquality name=eq %s ! fakesink "
       "videotestsrc pattern=smpte ! " CAPS_I420 " ! eq.ref_sink "
       "videotestsrc pattern=smpte ! " CAPS_I420
-      " ! videobalance saturation=0.7 ! eq.dist_sink", &err);
+      " ! videobalance saturation=0.7 ! eq.dist_sink", props);
+  GstElement *pipe = gst_parse_launch (desc, &err);
   GstBus *bus = gst_element_get_bus (pipe);
   GstMessage *m;
   gint after = 0;
@@ -1207,6 +1280,14 @@ GST_START_TEST (test_flushing_seek)
   fail_unless (after == 25, "%d frames after the seek", after);
   gst_object_unref (bus);
   stop_pipeline (pipe);
+  g_free (desc);
+}
+
+GST_START_TEST (test_flushing_seek)
+{
+  flushing_seek ("");
+  /* pairs in flight at the seek are dropped with the flush */
+  flushing_seek ("frames-in-flight=2");
 }
 
 GST_END_TEST;
@@ -1654,6 +1735,7 @@ exactquality_suite (void)
   tcase_add_test (tc, test_pairing_dropped_frame);
   tcase_add_test (tc, test_pairing_far_apart);
   tcase_add_test (tc, test_pairing_sequence);
+  tcase_add_test (tc, test_frames_in_flight);
   tcase_add_test (tc, test_one_pad_shorter);
   tcase_add_test (tc, test_caps_change);
   tcase_add_test (tc, test_caps_mismatch);
