@@ -5,7 +5,7 @@
 #
 # Scores FRAMES generated 8-bit 4:2:0 frames (default 300 at 576x324, CPU
 # backend) against a videobalance'd copy, once per metric and once with all
-# four, next to a baseline pipeline without the element (sources, tee,
+# four (with frames-in-flight 1 and 2), next to a baseline pipeline without the element (sources, tee,
 # videobalance only), all in one run. Prints frames per second of each
 # pipeline, and the element's own rate with the baseline's time taken out.
 set -euo pipefail
@@ -36,13 +36,19 @@ echo "gst-launch-1.0 $(gst-launch-1.0 --version | sed -n 's/.*version //p' | hea
 echo
 
 base=$(run $SRC ! queue max-size-buffers=4 ! fakesink sync=false $DIST ! fakesink sync=false)
-printf "%-28s %8s s %9.1f fps\n" "baseline (no element)" "$base" "$(echo "$FRAMES / $base" | bc -l)"
-for metrics in psnr ssim ms-ssim ssimulacra2 psnr+ssim+ms-ssim+ssimulacra2; do
-  t=$(run exactquality name=eq backend=$BACKEND metrics=$metrics post-messages=false ! \
+printf "%-50s %8s s %7.1f fps\n" "baseline (no element)" "$base" "$(echo "$FRAMES / $base" | bc -l)"
+ALL=psnr+ssim+ms-ssim+ssimulacra2
+for cfg in "metrics=psnr" "metrics=ssim" "metrics=ms-ssim" "metrics=ssimulacra2" \
+    "metrics=$ALL" "metrics=$ALL frames-in-flight=2"; do
+  t=$(run exactquality name=eq backend=$BACKEND $cfg post-messages=false ! \
       fakesink sync=false $SRC ! queue max-size-buffers=4 ! eq.ref_sink $DIST ! eq.dist_sink)
   fps=$(echo "$FRAMES / $t" | bc -l)
-  own=$(echo "$FRAMES / ($t - $base)" | bc -l 2>/dev/null || echo 0)
-  printf "%-28s %8s s %9.1f fps   (element alone ~%.1f fps)\n" "metrics=$metrics" "$t" "$fps" "$own"
+  if [ "$(echo "$t > $base" | bc)" = 1 ]; then
+    own=$(printf "%.1f" "$(echo "$FRAMES / ($t - $base)" | bc -l)")
+  else
+    own="n/a"
+  fi
+  printf "%-50s %8s s %7.1f fps  (element alone ~%s fps)\n" "${cfg/$ALL/all}" "$t" "$fps" "$own"
 done
 echo
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
