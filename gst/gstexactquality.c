@@ -108,6 +108,13 @@
  * have the same format and size (add videoconvert and videoscale otherwise).
  * Interlaced input is refused. Caps may change mid-stream.
  *
+ * ## Threads
+ * Each pair is scored in a worker thread; `frames-in-flight=N` scores up to
+ * N pairs at once, each with its own scorer. Output order, frame numbers,
+ * values, messages and log are those of N = 1; with N > 1 a scored buffer
+ * can wait for the next input before it is pushed. A flush drops the pairs
+ * in flight.
+ *
  * ## Output buffers
  * The distorted buffer is pushed as it came in. To add the meta it must be
  * writable: when upstream still holds a reference (a tee, say),
