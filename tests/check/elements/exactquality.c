@@ -1468,6 +1468,167 @@ GST_START_TEST (test_backend_cuda_without_gpu)
 
 GST_END_TEST;
 
+/* Scores two generated frames in @format; returns the per-frame message
+ * structures. */
+static GPtrArray *
+score_format (const gchar * format, const gchar * props)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_structure_free);
+  gchar *caps = g_strdup_printf ("video/x-raw,format=%s,width=256,"
+      "height=192,framerate=25/1", format);
+  gchar *desc = g_strdup_printf ("exactquality name=eq %s ! fakesink "
+      "videotestsrc num-buffers=2 pattern=smpte ! videoconvert ! %s ! "
+      "eq.ref_sink videotestsrc num-buffers=2 pattern=smpte75 ! videoconvert "
+      "! %s ! eq.dist_sink", props, caps, caps);
+  GList *msgs = NULL, *l;
+  GstElement *pipe = run_pipeline (desc, 120 * GST_SECOND, NULL, &msgs);
+
+  for (l = msgs; l; l = l->next) {
+    const GstStructure *st = gst_message_get_structure (l->data);
+    if (gst_structure_has_name (st, "exactquality"))
+      g_ptr_array_add (out, gst_structure_copy (st));
+  }
+  fail_unless_equals_int (out->len, 2);
+  g_list_free_full (msgs, (GDestroyNotify) gst_message_unref);
+  stop_pipeline (pipe);
+  g_free (desc);
+  g_free (caps);
+  return out;
+}
+
+/* The same samples in two layouts (planar / semi-planar, LSB / MSB aligned,
+ * RGB orders, luma of YUV / gray) give the same bits: the element hands each
+ * layout to the library correctly. */
+static void
+check_same_values (GPtrArray * a, GPtrArray * b, const gchar * const *nicks,
+    const gchar * what)
+{
+  guint f, k, n = 0;
+
+  for (f = 0; f < a->len; f++) {
+    for (k = 0; nicks[k]; k++) {
+      gdouble x, y;
+      gboolean hx = gst_structure_get_double (g_ptr_array_index (a, f),
+          nicks[k], &x);
+      gboolean hy = gst_structure_get_double (g_ptr_array_index (b, f),
+          nicks[k], &y);
+
+      fail_unless (hx == hy, "%s frame %u %s present in one only", what, f,
+          nicks[k]);
+      if (!hx)
+        continue;
+      fail_unless (same_bits (x, y), "%s frame %u %s: %.17g vs %.17g", what,
+          f, nicks[k], x, y);
+      n++;
+    }
+  }
+  fail_unless (n > 0, "%s: nothing compared", what);
+}
+
+GST_START_TEST (test_formats)
+{
+  static const gchar *const all[] = { "psnr-y", "psnr-cb", "psnr-cr", "ssim",
+    "ms-ssim", "ssimulacra2", "ssim-l", "ssim-c", "ssim-s",
+    "ms-ssim-s-scale0", "ms-ssim-l-scale4", NULL
+  };
+  static const gchar *const luma[] = { "psnr-y", "ssim", "ms-ssim", "ssim-l",
+    "ms-ssim-c-scale2", NULL
+  };
+  static const gchar *const ssimu[] = { "ssimulacra2", NULL };
+  static const gchar *const pairs[][2] = {
+    {"I420", "NV12"}, {"I420_10LE", "P010_10LE"}, {"I420_12LE", "P012_LE"},
+  };
+  static const gchar *const alone[] = { "Y42B", "I422_10LE", "I422_12LE",
+    "Y444", "Y444_10LE", "Y444_12LE", "Y444_16LE", "GRAY16_LE", "P016_LE",
+  };
+  guint i;
+
+  probe_built_metrics ();
+  for (i = 0; i < G_N_ELEMENTS (pairs); i++) {
+    GPtrArray *a = score_format (pairs[i][0], "");
+    GPtrArray *b = score_format (pairs[i][1], "");
+    check_same_values (a, b, all, pairs[i][1]);
+    g_ptr_array_unref (a);
+    g_ptr_array_unref (b);
+  }
+  {
+    GPtrArray *a = score_format ("I420", "metrics=psnr+ssim+ms-ssim");
+    GPtrArray *b = score_format ("GRAY8", "metrics=psnr+ssim+ms-ssim");
+    check_same_values (a, b, luma, "GRAY8");
+    /* gray has no chroma */
+    fail_if (gst_structure_has_field (g_ptr_array_index (b, 0), "psnr-cb"));
+    g_ptr_array_unref (a);
+    g_ptr_array_unref (b);
+  }
+  if (built_metrics & EQ_METRIC_SSIMULACRA2) {
+    GPtrArray *a = score_format ("RGBx", "metrics=ssimulacra2");
+    const gchar *const others[] = { "RGB", "BGRx", "RGBA" };
+    guint k;
+
+    for (k = 0; k < G_N_ELEMENTS (others); k++) {
+      GPtrArray *b = score_format (others[k], "metrics=ssimulacra2");
+      check_same_values (a, b, ssimu, others[k]);
+      g_ptr_array_unref (b);
+    }
+    g_ptr_array_unref (a);
+  }
+  /* SSIMULACRA2's colour defaults come from the caps colorimetry; the
+   * properties override them */
+  if (built_metrics & EQ_METRIC_SSIMULACRA2) {
+    static const gchar *const cases[][3] = {
+      /* caps, the same as auto, different from auto */
+      {"I420", "ssimulacra2-range=limited ssimulacra2-matrix=bt601",
+          "ssimulacra2-range=full"},
+      {"I420,colorimetry=1:4:5:4", "ssimulacra2-range=full "
+            "ssimulacra2-matrix=bt601", "ssimulacra2-range=limited"},
+      {"I420,colorimetry=bt709", "ssimulacra2-range=limited "
+            "ssimulacra2-matrix=bt709", "ssimulacra2-matrix=bt601"},
+    };
+    guint k;
+
+    for (k = 0; k < G_N_ELEMENTS (cases); k++) {
+      gchar *same = g_strdup_printf ("metrics=ssimulacra2 %s", cases[k][1]);
+      gchar *other = g_strdup_printf ("metrics=ssimulacra2 %s", cases[k][2]);
+      GPtrArray *a = score_format (cases[k][0], "metrics=ssimulacra2");
+      GPtrArray *b = score_format (cases[k][0], same);
+      GPtrArray *c = score_format (cases[k][0], other);
+      gdouble x, y;
+
+      check_same_values (a, b, ssimu, same);
+      fail_unless (gst_structure_get_double (g_ptr_array_index (a, 0),
+              "ssimulacra2", &x));
+      fail_unless (gst_structure_get_double (g_ptr_array_index (c, 0),
+              "ssimulacra2", &y));
+      fail_if (same_bits (x, y), "%s: %s changed nothing", cases[k][0],
+          cases[k][2]);
+      g_ptr_array_unref (a);
+      g_ptr_array_unref (b);
+      g_ptr_array_unref (c);
+      g_free (same);
+      g_free (other);
+    }
+  }
+  /* every other format is scored (every metric built has its value) */
+  for (i = 0; i < G_N_ELEMENTS (alone); i++) {
+    GPtrArray *a = score_format (alone[i], "");
+    const GstStructure *st = g_ptr_array_index (a, 0);
+    guint m;
+
+    for (m = 0; m < EQ_METRIC_COUNT; m++) {
+      static const gchar *const main_nick[] = { "psnr-y", "ssim", "ms-ssim",
+        "ssimulacra2"
+      };
+      if (built_metrics & (1u << m))
+        fail_unless (gst_structure_has_field (st, main_nick[m]), "%s: no %s",
+            alone[i], main_nick[m]);
+    }
+    g_ptr_array_unref (a);
+  }
+}
+
+GST_END_TEST;
+
 static gchar *
 read_file (const gchar * path)
 {
@@ -1753,6 +1914,7 @@ exactquality_suite (void)
   tcase_add_test (tp, test_log_csv);
   tcase_add_test (tp, test_log_jsonl);
   tcase_add_test (tp, test_fixture_values);
+  tcase_add_test (tp, test_formats);
   return s;
 }
 
