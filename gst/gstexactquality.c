@@ -84,12 +84,12 @@
  * `log-location` writes one record per pair and the summary last.
  * `log-format=csv`: the CLI's columns, `frame` then the library's value
  * names (psnr_y, psnr_cb, psnr_cr, float_ssim, ...) of the requested
- * metrics with `%.17g` (an absent value is an empty cell); then one row per
+ * metrics with `%.17g` (an absent value is `nan`, as in the CLI); then one row per
  * statistic with `frame` = mean, harmonic_mean, min, max, stddev, p1, p5, p50;
  * then a last line `# summary frames=... failed=... unpaired=...`.
  * `log-format=jsonl`: one JSON object per pair (`frame`, `timestamp`,
- * `stream_time`, `running_time`, `duration`, `backend` and the values by
- * library name; non-finite doubles as null), and last
+ * `stream_time`, `running_time`, `duration`, `backend` and every requested
+ * value by library name; absent or non-finite values as null), and last
  * `{"summary": {...}}` with the counts and `pooled` statistics.
  *
  * ## Cross-check
@@ -924,8 +924,11 @@ write_log_frame (GstExactQuality * self, guint64 frame, GstClockTime pts,
       if (!(eq_value_info (i)->metric & self->run_metrics))
         continue;
       fputc (',', f);
+      /* as the CLI: an absent value is nan */
       if (eq_value_present (scores, i))
         fprintf (f, "%.17g", eq_value_get (scores, i));
+      else
+        fputs ("nan", f);
     }
     fputc ('\n', f);
     return;
@@ -939,8 +942,9 @@ write_log_frame (GstExactQuality * self, guint64 frame, GstClockTime pts,
   fputs (", \"duration\": ", f);
   json_time (f, duration);
   fprintf (f, ", \"backend\": \"%s\"", self->backend_name);
+  /* as the CLI: every requested value, an absent one as null */
   for (i = 0; i < eq_value_count (); i++) {
-    if (!eq_value_present (scores, i))
+    if (!(eq_value_info (i)->metric & self->run_metrics))
       continue;
     fprintf (f, ", \"%s\": ", eq_value_info (i)->name);
     json_double (f, eq_value_get (scores, i));
@@ -1054,6 +1058,8 @@ write_log_summary (GstExactQuality * self, const PoolStats * stats)
         fputc (',', f);
         if (stats[i].n)
           fprintf (f, "%.17g", STAT (&stats[i], k));
+        else
+          fputs ("nan", f);
       }
       fputc ('\n', f);
     }
