@@ -1,0 +1,150 @@
+/*
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Internal to lib/cuda/: the backend object, the one CUDA check macro,
+ * device views of planes, and the per-metric entry points.
+ */
+#ifndef EQ_CUDA_COMMON_CUH
+#define EQ_CUDA_COMMON_CUH
+
+#include <cuda_runtime.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cuda/cuda.h"
+
+/* Which kind of call a fault injected for tests hits (cuda.h). */
+enum EqcSite {
+    EQC_SITE_NONE = 0,
+    EQC_SITE_INIT,
+    EQC_SITE_ALLOC,
+    EQC_SITE_COPY,
+    EQC_SITE_LAUNCH,
+    EQC_SITE_OTHER,
+};
+
+/*
+ * One component as the kernels see it: a strided 2-D array of samples in
+ * device memory (the device twin of EqPlane in lib/frame.h). Passed by value.
+ */
+struct EqcPlane {
+    const uint8_t *data;
+    ptrdiff_t stride; /* bytes between rows */
+    int step;         /* bytes between samples of a row */
+    int width;
+    int height;
+    int bytes;        /* 1 or 2 */
+    int shift;        /* right shift of each 16-bit word (MSB-aligned input) */
+};
+
+static __device__ __forceinline__ unsigned eqc_sample(const EqcPlane &p, int x, int y)
+{
+    const uint8_t *s = p.data + (ptrdiff_t)y * p.stride + (ptrdiff_t)x * p.step;
+    if (p.bytes == 1)
+        return s[0];
+    return (unsigned)(uint16_t)(s[0] | (s[1] << 8)) >> p.shift;
+}
+
+/* A frame whose planes are in device memory. */
+struct EqcFrame {
+    const EqFrame *desc; /* the caller's description (layout, colour, ...) */
+    int ncomp;
+    EqcPlane comp[3];
+};
+
+/*
+ * Everything a frame's kernels leave for the host, copied back in ONE
+ * transfer per frame. Its size does not depend on the resolution.
+ */
+struct EqcResults {
+    unsigned long long psnr_sse[3];
+};
+
+/* Metrics the device scores itself; the scorer sends the others to the CPU. */
+#define EQC_DEVICE_METRICS (EQ_METRIC_PSNR)
+
+/* Device scratch buffers, one per use. */
+enum {
+    EQC_SCRATCH_SUM_A = 0,
+    EQC_SCRATCH_SUM_B,
+    EQC_SCRATCH_COUNT
+};
+
+/* A device buffer that grows on demand (never shrinks while open). */
+struct EqcBuf {
+    void *ptr;
+    size_t cap;
+};
+
+struct EqCuda {
+    EqSettings settings;
+    EqLog log;
+    int device;
+    int fault;       /* enum EqcSite injected by EXACTQUALITY_CUDA_FAULT, test only */
+    int sum_mode;    /* EQ_CUDA_SUM_EXACT or EQ_CUDA_SUM_TREE */
+    int sm_count;    /* multiprocessors, to size grids */
+    cudaStream_t stream;
+    cudaEvent_t luma_done; /* host staging of chroma may start */
+
+    EqcBuf frame[2][3];   /* uploaded planes of ref and dist */
+    void *pinned;         /* pinned staging for host frames */
+    size_t pinned_cap;
+
+    EqcBuf scratch[EQC_SCRATCH_COUNT];
+    EqcResults *dres;     /* device results */
+    EqcResults *hres;     /* pinned host copy */
+};
+
+/* The CUDA error as a fault injected for tests may replace it. */
+static inline cudaError_t eqc_fault(const EqCuda *cuda, int site, cudaError_t e)
+{
+    if (cuda && cuda->fault && cuda->fault == site && e == cudaSuccess) {
+        switch (site) {
+        case EQC_SITE_ALLOC: return cudaErrorMemoryAllocation;
+        case EQC_SITE_COPY: return cudaErrorInvalidValue;
+        case EQC_SITE_LAUNCH: return cudaErrorLaunchFailure;
+        default: return cudaErrorUnknown;
+        }
+    }
+    return e;
+}
+
+/* Logs "CUDA error NAME (text) in CALL at FILE:LINE" and maps it to EQ_ERR_*. */
+int eqc_fail(EqCuda *cuda, cudaError_t e, const char *what, const char *file, int line);
+
+/*
+ * The one check macro: on failure it logs the error's name, the call, file
+ * and line, stores the mapped code in `err` and jumps to `fail`. Never an
+ * assert, never printf.
+ */
+#define EQC_CHECK(cuda, site, call)                                                \
+    do {                                                                           \
+        cudaError_t eqc_e_ = eqc_fault((cuda), (site), (call));                    \
+        if (eqc_e_ != cudaSuccess) {                                               \
+            err = eqc_fail((cuda), eqc_e_, #call, __FILE__, __LINE__);             \
+            goto fail;                                                             \
+        }                                                                          \
+    } while (0)
+
+/* After a <<<launch>>>: the launch's own error (bad configuration, ...). */
+#define EQC_CHECK_LAUNCH(cuda, name) EQC_CHECK(cuda, EQC_SITE_LAUNCH, cudaGetLastError())
+
+/* Grows buf to at least `size` bytes (contents are not kept). */
+int eqc_buf_reserve(EqCuda *cuda, EqcBuf *buf, size_t size);
+
+static inline unsigned eqc_blocks(size_t n, unsigned threads)
+{
+    return (unsigned)((n + threads - 1) / threads);
+}
+
+/* ---- per metric (one file each) ----
+ * launch: enqueues the metric's kernels on `stream`; they leave their
+ *         results in cuda->dres. finish: turns cuda->hres (copied back) into
+ *         the public scores, with the CPU's host functions. */
+int eqc_psnr_launch(EqCuda *cuda, const EqcFrame *ref, const EqcFrame *dist,
+                    cudaStream_t stream);
+int eqc_psnr_finish(EqCuda *cuda, const EqFrame *ref, const EqcResults *res,
+                    EqScores *out);
+
+#endif /* EQ_CUDA_COMMON_CUH */

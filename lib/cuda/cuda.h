@@ -1,0 +1,64 @@
+/*
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Internal: what the CUDA backend offers beyond lib/internal.h, for the
+ * benchmark (tools/bench_cuda.c) and the kernel harness
+ * (tests/checkkernels/). Plain C; no CUDA types.
+ */
+#ifndef EQ_CUDA_CUDA_H
+#define EQ_CUDA_CUDA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* internal.h and frame.h are C headers without linkage guards. */
+#include "internal.h"
+
+/*
+ * How the frame sums are formed on the device.
+ *   EQ_CUDA_SUM_EXACT: the ordered-sum engine; the CPU's sequential double
+ *                      sums, bit for bit (the default, the product).
+ *   EQ_CUDA_SUM_TREE:  the same kernels with a plain tree of double adds in
+ *                      place of the ordered walk. Not exact: only for the
+ *                      benchmark, to measure what exactness costs.
+ * PSNR's sums are integers and the same in both modes.
+ */
+enum { EQ_CUDA_SUM_EXACT = 0, EQ_CUDA_SUM_TREE = 1 };
+int eq_cuda_set_sum_mode(EqCuda *cuda, int mode);
+
+/* 1 when a CUDA device can be opened (for tests that must skip without). */
+int eq_cuda_device_available(char *why, size_t why_size);
+
+/*
+ * TEST ONLY. Fault injection: the environment variable
+ * EXACTQUALITY_CUDA_FAULT, read once by eq_cuda_open(), makes one kind of
+ * CUDA call report an error as if the device had failed:
+ *   init    device detection (open fails: EQ_ERR_NO_DEVICE)
+ *   alloc   device or pinned allocation (EQ_ERR_NO_MEMORY)
+ *   copy    host/device copies (EQ_ERR_DEVICE)
+ *   launch  kernel launches (EQ_ERR_DEVICE)
+ * The error goes through the same check macro and unwinding as a real one.
+ * Never set it in production.
+ */
+#define EQ_CUDA_FAULT_ENV "EXACTQUALITY_CUDA_FAULT"
+
+/*
+ * Stage entry points for tests/checkkernels: each runs ONE device stage on
+ * host input (copied up on the scorer's stream) and copies every output of
+ * the stage back, so that the harness can compare it with the C reference
+ * bit for bit. They return 0 or a negative EQ_ERR_*.
+ */
+
+/* PSNR: sum of squared differences of one component, as an integer. */
+int eq_cuda_stage_psnr_sse(EqCuda *cuda, const EqFrame *ref, const EqFrame *dist,
+                           int comp, uint64_t *sse);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* EQ_CUDA_CUDA_H */
