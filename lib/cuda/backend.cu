@@ -116,6 +116,10 @@ extern "C" void eq_cuda_close(EqCuda **pcuda)
         cudaFreeHost(cuda->pinned);
     if (cuda->hres)
         cudaFreeHost(cuda->hres);
+    if (cuda->htables)
+        cudaFreeHost(cuda->htables);
+    if (cuda->dtables)
+        cudaFree(cuda->dtables);
     if (cuda->dres)
         cudaFree(cuda->dres);
     if (cuda->luma_done)
@@ -169,6 +173,11 @@ extern "C" int eq_cuda_open(EqCuda **out, const EqSettings *settings, const EqLo
     EQC_CHECK(cuda, EQC_SITE_OTHER, cudaMalloc((void **)&cuda->dres, sizeof(EqcResults)));
     EQC_CHECK(cuda, EQC_SITE_OTHER,
               cudaHostAlloc((void **)&cuda->hres, sizeof(EqcResults), cudaHostAllocDefault));
+    EQC_CHECK(cuda, EQC_SITE_OTHER,
+              cudaMalloc((void **)&cuda->dtables, EQC_TABLE_SLOTS * sizeof(EqcSumTable)));
+    EQC_CHECK(cuda, EQC_SITE_OTHER,
+              cudaHostAlloc((void **)&cuda->htables, EQC_TABLE_SLOTS * sizeof(EqcSumTable),
+                            cudaHostAllocDefault));
     {
         cudaDeviceProp prop;
         if (cudaGetDeviceProperties(&prop, cuda->device) == cudaSuccess) {
@@ -389,6 +398,7 @@ static int run_metrics(EqCuda *cuda, const EqcFrame *ref, const EqcFrame *dist,
     int err = 0, first_err = 0;
     unsigned launched = 0;
 
+    cuda->table_next = 0;
     EQC_CHECK(cuda, EQC_SITE_OTHER, cudaMemsetAsync(cuda->dres, 0, sizeof(EqcResults), stream));
     for (size_t k = 0; k < sizeof(metric_table) / sizeof(metric_table[0]); k++) {
         if (!(metrics & metric_table[k].metric))

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "cuda/cuda.h"
+#include "exact/ordsum.h"
 
 /* Which kind of call a fault injected for tests hits (cuda.h). */
 enum EqcSite {
@@ -57,8 +58,44 @@ struct EqcFrame {
  * Everything a frame's kernels leave for the host, copied back in ONE
  * transfer per frame. Its size does not depend on the resolution.
  */
+#define EQC_RES_SSIM 0        /* sums[] slots of each metric */
+#define EQC_RES_MS_SSIM 8
+#define EQC_RES_SSIMULACRA2 32
+#define EQC_RES_SUMS 160
 struct EqcResults {
     unsigned long long psnr_sse[3];
+    double sums[EQC_RES_SUMS];
+};
+
+/* ---- the ordered-sum engine (ordsum.cu) ---- */
+
+#define EQC_MAX_SUMS 128
+#define EQC_TABLE_SLOTS 8
+
+/* One sum: s = 0.0; for (i = 0; i < n; i++) s += x[i * stride]; its double
+ * goes to results sums[out] (or wherever `dout` points, index out). */
+struct EqcSumDesc {
+    const double *x; /* device */
+    long long n;
+    long long stride;
+    int out;
+};
+
+struct EqcSumTable {
+    int nsums;
+    EqcSumDesc d[EQC_MAX_SUMS];
+    long long chunk_off[EQC_MAX_SUMS + 1]; /* first global chunk of each sum */
+    long long group_off[EQC_MAX_SUMS + 1]; /* first segment group of each sum */
+};
+
+/* Where the last launch left its partial results (for the kernel harness). */
+struct EqcSumScratch {
+    double *chunk_sum;
+    int *plan;
+    EqOrdRun *runs;
+    EqOrdRun *seg;
+    int *seg_len;
+    long long total;
 };
 
 /* Metrics the device scores itself; the scorer sends the others to the CPU. */
@@ -92,6 +129,12 @@ struct EqCuda {
     size_t pinned_cap;
 
     EqcBuf scratch[EQC_SCRATCH_COUNT];
+    EqcSumTable *htables; /* pinned, EQC_TABLE_SLOTS, one per launch in a frame */
+    EqcSumTable *dtables; /* device copies */
+    int table_next;       /* next free slot; reset per frame */
+    EqcSumScratch last_sums;
+    int walk_none_plan;   /* test: plan every chunk "term by term" */
+
     EqcResults *dres;     /* device results */
     EqcResults *hres;     /* pinned host copy */
 };
@@ -137,6 +180,11 @@ static inline unsigned eqc_blocks(size_t n, unsigned threads)
 {
     return (unsigned)((n + threads - 1) / threads);
 }
+
+/* Enqueues the exact (or, in tree mode, the tree) sums of `descs`; sum i
+ * lands in dout[descs[i].out] (device memory). */
+int eqc_sums_launch(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double *dout,
+                    cudaStream_t stream);
 
 /* ---- per metric (one file each) ----
  * launch: enqueues the metric's kernels on `stream`; they leave their

@@ -17,6 +17,7 @@ extern "C" {
 
 /* internal.h and frame.h are C headers without linkage guards. */
 #include "internal.h"
+#include "exact/ordsum.h"
 
 /*
  * How the frame sums are formed on the device.
@@ -56,6 +57,31 @@ int eq_cuda_device_available(char *why, size_t why_size);
 /* PSNR: sum of squared differences of one component, as an integer. */
 int eq_cuda_stage_psnr_sse(EqCuda *cuda, const EqFrame *ref, const EqFrame *dist,
                            int comp, uint64_t *sse);
+
+/* The ordered-sum engine on `ncases` sums in one launch, as a metric uses
+ * it. Terms are host arrays read as x[i * stride]. sums[i] gets sum i (in
+ * the scorer's sum mode); with `partials`, every chunk's intermediate
+ * results, the cases' chunks one after another (see
+ * eq_cuda_stage_ordsum_chunks). none_plan: every chunk planned "term by
+ * term" (a wrong plan must cost time, never bits). */
+typedef struct EqCudaSumCase {
+    const double *x;
+    size_t n;
+    ptrdiff_t stride;
+} EqCudaSumCase;
+
+typedef struct EqCudaSumPartials {
+    double *chunk_sum;
+    int *plan;
+    EqOrdRun *runs;
+    EqOrdRun *seg; /* meaningful where seg_len > 0 */
+    int *seg_len;
+} EqCudaSumPartials;
+
+/* Chunks of case i (an empty sum has one empty chunk). */
+size_t eq_cuda_stage_ordsum_chunks(size_t n);
+int eq_cuda_stage_ordsum(EqCuda *cuda, const EqCudaSumCase *cases, int ncases, int none_plan,
+                         double *sums, EqCudaSumPartials *partials);
 
 #ifdef __cplusplus
 }

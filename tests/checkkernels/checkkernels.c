@@ -21,6 +21,7 @@ static const struct {
     const char *name;
     void (*fn)(CkContext *);
 } stages[] = {
+    { "ordsum", ck_ordsum },
     { "psnr", ck_psnr },
 };
 
