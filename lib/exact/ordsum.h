@@ -1,0 +1,346 @@
+/*
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The exact ordered sum: the bits of the sequential loop
+ *
+ *     double s = 0.0;
+ *     for (i = 0; i < n; i++) s += x[i];
+ *
+ * formed from parts that can be computed in parallel. Shared by host C and
+ * CUDA (every function is EQ_HD static inline); no floating-point operation
+ * is used on the fast path, only integer arithmetic on the bits.
+ *
+ * The arithmetic (docs/ordered-sum.md has the proof sketch):
+ *
+ * - A normal double s with 2^e <= |s| < 2^(e+1) (its "binade" e) is
+ *   sign * m * u with u = 2^(e-52) and the integer m in [2^52, 2^53).
+ * - For s > 0 and any term x, if the exact value s + x lies in
+ *   [2^e, 2^(e+1)], the rounded sum (nearest, ties to even) is (m + r) * u
+ *   where r is x / u rounded to an integer so that m + r is the nearest
+ *   integer to m + x/u, ties to the EVEN m + r. r depends on the parity of
+ *   m only when x/u is exactly half-way, so a term is a pair of increments
+ *   (r for an even m, r for an odd m): the one-term rule eq_ord_term().
+ * - A run of terms is the pair of total increments, and per start parity the
+ *   lowest and highest running prefix of the increments. Runs compose in
+ *   order (eq_ord_compose: associative, not commutative): the second run's
+ *   entry is picked by the parity the first run leaves.
+ * - A run is applied to s in one step only when every intermediate integer
+ *   m + prefix stays strictly inside (2^52, 2^53): then every intermediate
+ *   exact sum lies in (2^e, 2^(e+1)) and every step rounded on the grid u,
+ *   exactly as the loop's add did (eq_ord_apply).
+ * - For s < 0, s + x = -(|s| + (-x)) and rounding to nearest-even is odd
+ *   symmetric, so the run of the negated terms applies to |s|; and
+ *   r(-x, parity) = -r(x, parity), so that run is the run itself with
+ *   increments negated and lowest/highest prefix swapped and negated. One
+ *   run serves both signs.
+ * - Zero, subnormal, infinite and NaN sums, terms of magnitude >= 2^(e+1),
+ *   infinite and NaN terms are never on the fast path: a run containing such
+ *   a term is "poisoned" (its bounds fail every check) and the caller adds
+ *   its terms one by one with s += x. Signed zeros are therefore produced
+ *   only by the plain add.
+ *
+ * The plan (a binade per chunk) is advice: eq_ord_apply() checks it against
+ * the exact running sum, so a wrong plan costs time, never bits.
+ *
+ * Layout (parametric, EqOrdLayout): a lane composes terms_per_lane
+ * consecutive terms in order; a chunk is lanes_per_chunk lanes composed by
+ * an ordered tree (lane i takes lane i + step); a segment is up to
+ * chunks_per_segment consecutive chunks (aligned groups) with one planned
+ * binade, composed by an ordered tree as well. The walk steps over
+ * segments, falls back to a segment's chunks when a segment check fails and
+ * to a chunk's terms when a chunk check fails.
+ *
+ * Test-only mutations (EQ_ORDSUM_MUTATION, docs/ordered-sum.md): each must
+ * make tests/lib/test_ordsum.c fail.
+ *   1 tie always rounds up        2 binade check removed
+ *   3 upper bound check removed   4 parity ignored in composition
+ *   5 prefix minimum ignored (lower check on the end value only)
+ */
+#ifndef EQ_EXACT_ORDSUM_H
+#define EQ_EXACT_ORDSUM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "exact/hd.h"
+
+#ifndef EQ_ORDSUM_MUTATION
+#define EQ_ORDSUM_MUTATION 0
+#endif
+
+/* Plan value for "no binade": the chunk goes term by term. */
+#define EQ_ORD_NONE (-32768)
+/* Normal binades: 2^EQ_ORD_EMIN .. 2^(EQ_ORD_EMAX+1). */
+#define EQ_ORD_EMIN (-1022)
+#define EQ_ORD_EMAX 1023
+
+#define EQ_ORD_M_LO ((int64_t)1 << 52)
+#define EQ_ORD_M_HI ((int64_t)1 << 53)
+/* A prefix beyond +-EQ_ORD_CAP can never pass a check (it would leave
+ * (2^52, 2^53) from any start in [2^52, 2^53)); such a parity is poisoned. */
+#define EQ_ORD_CAP ((int64_t)1 << 54)
+/* Poisoned: lo = -POISON, hi = +POISON, d = 0 (fails every check).
+ * Empty:    lo = +POISON, hi = -POISON, d = 0 (passes every check). */
+#define EQ_ORD_POISON ((int64_t)1 << 60)
+
+#define EQ_ORD_MANT_MASK ((((uint64_t)1) << 52) - 1)
+
+/* A run of terms under one binade. Index p is the parity of the running
+ * integer m where the run starts (0 even, 1 odd). d[p] is the total
+ * increment, lo[p] / hi[p] the lowest / highest running prefix after each
+ * of its terms (the start itself is not a prefix). All values assume a
+ * positive running sum; eq_ord_apply() mirrors them for a negative one. */
+typedef struct EqOrdRun {
+    int64_t d[2];
+    int64_t lo[2];
+    int64_t hi[2];
+} EqOrdRun;
+
+/* The device layout; the host pipeline and the kernels share it. */
+typedef struct EqOrdLayout {
+    int terms_per_lane;     /* e.g. 4 */
+    int lanes_per_chunk;    /* e.g. 256 */
+    int chunks_per_segment; /* e.g. 64; 1 disables segments */
+} EqOrdLayout;
+
+EQ_HD static inline uint64_t eq_ord_bits(double x)
+{
+    uint64_t b;
+    memcpy(&b, &x, sizeof b);
+    return b;
+}
+
+EQ_HD static inline double eq_ord_from_bits(uint64_t b)
+{
+    double x;
+    memcpy(&x, &b, sizeof x);
+    return x;
+}
+
+/* The binade e of s (2^e <= |s| < 2^(e+1)) when s is normal and finite;
+ * EQ_ORD_NONE for +-0, subnormals, infinities and NaN. */
+EQ_HD static inline int eq_ord_binade(double s)
+{
+    int be = (int)((eq_ord_bits(s) >> 52) & 0x7ff);
+    if (be == 0 || be == 0x7ff)
+        return EQ_ORD_NONE;
+    return be - 1023;
+}
+
+EQ_HD static inline EqOrdRun eq_ord_empty(void)
+{
+    EqOrdRun r;
+    int p;
+    for (p = 0; p < 2; p++) {
+        r.d[p] = 0;
+        r.lo[p] = EQ_ORD_POISON;
+        r.hi[p] = -EQ_ORD_POISON;
+    }
+    return r;
+}
+
+EQ_HD static inline EqOrdRun eq_ord_poison(void)
+{
+    EqOrdRun r;
+    int p;
+    for (p = 0; p < 2; p++) {
+        r.d[p] = 0;
+        r.lo[p] = -EQ_ORD_POISON;
+        r.hi[p] = EQ_ORD_POISON;
+    }
+    return r;
+}
+
+/* The one-term rule: the run of the single term x under binade e.
+ *
+ * x = M * 2^(bx - 1075) with the 53-bit integer M (the implicit bit added
+ * for normal x; a subnormal has bx = 1 and no implicit bit) and
+ * u = 2^(e - 52) = 2^(be - 1075) with be = e + 1023, so
+ * |x| / u = M / 2^sh with sh = be - bx: the mantissa shifted right by the
+ * exponent gap, rounded on the bits shifted out. On an exact half the
+ * increment is the one that makes m + r even: q + (q & 1) for an even m,
+ * q + ((q & 1) ^ 1) for an odd m. Negative x: r(x, p) = -r(|x|, p) (the
+ * half-way candidates are mirrored, their parities are the same).
+ * |x| >= 2^(e+1), infinities and NaN poison the run. */
+EQ_HD static inline EqOrdRun eq_ord_term(double x, int e)
+{
+    EqOrdRun r;
+    uint64_t b = eq_ord_bits(x);
+    int bx = (int)((b >> 52) & 0x7ff);
+    uint64_t mant = b & EQ_ORD_MANT_MASK;
+    int sh, tie = 0;
+    int64_t q, r0, r1;
+
+    if (bx == 0x7ff || e < EQ_ORD_EMIN || e > EQ_ORD_EMAX)
+        return eq_ord_poison();
+    if (bx == 0)
+        bx = 1;
+    else
+        mant |= (uint64_t)1 << 52;
+    sh = (e + 1023) - bx;
+    if (mant == 0) {
+        q = 0;
+    } else if (sh < 0) {
+        /* normal x with its exponent above e: |x| >= 2^(e+1) */
+        return eq_ord_poison();
+    } else if (sh == 0) {
+        q = (int64_t)mant; /* < 2^53: |x| < 2^(e+1) */
+    } else if (sh > 53) {
+        q = 0; /* |x| / u < 2^53 / 2^54 = 1/2: below half, never a tie */
+    } else {
+        uint64_t rem = mant & ((((uint64_t)1) << sh) - 1);
+        uint64_t half = ((uint64_t)1) << (sh - 1);
+        q = (int64_t)(mant >> sh);
+        if (rem > half)
+            q++;
+        else if (rem == half)
+            tie = 1;
+    }
+#if EQ_ORDSUM_MUTATION == 1
+    /* mutation: a tie always rounds up */
+    r0 = q + tie;
+    r1 = q + tie;
+#else
+    r0 = q + (tie ? (q & 1) : 0);
+    r1 = q + (tie ? ((q & 1) ^ 1) : 0);
+#endif
+    if (b >> 63) {
+        r0 = -r0;
+        r1 = -r1;
+    }
+    r.d[0] = r.lo[0] = r.hi[0] = r0;
+    r.d[1] = r.lo[1] = r.hi[1] = r1;
+    return r;
+}
+
+/* In-order composition: a, then b. Associative, not commutative. The run
+ * b starts at the parity a leaves: (p + a.d[p]) & 1. A parity whose prefix
+ * range exceeds +-EQ_ORD_CAP is poisoned (it could never pass a check), so
+ * no value ever overflows int64_t: |d| <= CAP, |lo|, |hi| <= POISON. */
+EQ_HD static inline EqOrdRun eq_ord_compose(EqOrdRun a, EqOrdRun b)
+{
+    EqOrdRun r;
+    int p;
+    for (p = 0; p < 2; p++) {
+        int64_t da = a.d[p];
+#if EQ_ORDSUM_MUTATION == 4
+        int q = p; /* mutation: parity ignored */
+#else
+        int q = (int)((p + da) & 1);
+#endif
+        int64_t lo = da + b.lo[q];
+        int64_t hi = da + b.hi[q];
+        if (a.lo[p] < lo)
+            lo = a.lo[p];
+        if (a.hi[p] > hi)
+            hi = a.hi[p];
+        if (lo < -EQ_ORD_CAP || hi > EQ_ORD_CAP) {
+            r.d[p] = 0;
+            r.lo[p] = -EQ_ORD_POISON;
+            r.hi[p] = EQ_ORD_POISON;
+        } else {
+            r.d[p] = da + b.d[q];
+            r.lo[p] = lo;
+            r.hi[p] = hi;
+        }
+    }
+    return r;
+}
+
+/* Applies run r, computed under the planned binade e, to the exact running
+ * sum *s. Returns 1 and updates *s when the run provably reproduces the
+ * loop: s is normal, its binade is e, and every running integer after a
+ * term of the run lies strictly inside (2^52, 2^53). Returns 0 and leaves
+ * *s alone otherwise; the caller then adds the run's terms one by one. The
+ * new s keeps the sign and exponent of the old one (m stays in range), so
+ * it is built from bits without a floating-point operation. */
+EQ_HD static inline int eq_ord_apply(double *s, const EqOrdRun *r, int e)
+{
+    uint64_t b = eq_ord_bits(*s);
+    int be = (int)((b >> 52) & 0x7ff);
+    int64_t m, d, lo, hi;
+    int p;
+
+    if (be == 0 || be == 0x7ff)
+        return 0;
+#if EQ_ORDSUM_MUTATION != 2
+    if (be - 1023 != e)
+        return 0;
+#else
+    (void)e;
+#endif
+    m = (int64_t)((b & EQ_ORD_MANT_MASK) | ((uint64_t)1 << 52));
+    p = (int)(m & 1);
+    if (b >> 63) {
+        /* s < 0: the run of the negated terms is the mirrored run */
+        d = -r->d[p];
+        lo = -r->hi[p];
+        hi = -r->lo[p];
+#if EQ_ORDSUM_MUTATION == 5
+        hi = (r->lo[p] > r->hi[p]) ? hi : -r->d[p];
+#endif
+    } else {
+        d = r->d[p];
+        lo = r->lo[p];
+        hi = r->hi[p];
+#if EQ_ORDSUM_MUTATION == 5
+        lo = (r->lo[p] > r->hi[p]) ? lo : r->d[p];
+#endif
+    }
+#if EQ_ORDSUM_MUTATION == 3
+    (void)hi;
+    if (!(m + lo > EQ_ORD_M_LO))
+        return 0;
+#else
+    if (!(m + lo > EQ_ORD_M_LO && m + hi < EQ_ORD_M_HI))
+        return 0;
+#endif
+    m += d;
+    *s = eq_ord_from_bits((b & ~EQ_ORD_MANT_MASK) | ((uint64_t)m & EQ_ORD_MANT_MASK));
+    return 1;
+}
+
+/* The run of n consecutive terms x[0], x[stride], ... under binade e,
+ * composed in order (a lane's work). */
+EQ_HD static inline EqOrdRun eq_ord_run_terms(const double *x, int n, ptrdiff_t stride, int e)
+{
+    EqOrdRun r = eq_ord_empty();
+    int i;
+    for (i = 0; i < n; i++)
+        r = eq_ord_compose(r, eq_ord_term(x[(ptrdiff_t)i * stride], e));
+    return r;
+}
+
+/* The ordered tree over n runs, in place; the result is in runs[0]. Step
+ * by step as the kernel does it across lanes: at step k, element i (a
+ * multiple of 2k) takes element i + k. Equal to the sequential composition
+ * because composition is associative. */
+EQ_HD static inline void eq_ord_tree(EqOrdRun *runs, int n)
+{
+    int step, i;
+    for (step = 1; step < n; step *= 2)
+        for (i = 0; i + step < n; i += 2 * step)
+            runs[i] = eq_ord_compose(runs[i], runs[i + step]);
+}
+
+/* The plan's rule: the binade of an approximate running sum (advice).
+ * Zero, subnormal or non-finite approximations plan "term by term". */
+EQ_HD static inline int eq_ord_plan_binade(double approx_prefix)
+{
+    return eq_ord_binade(approx_prefix);
+}
+
+/* A segment starts at chunk c when c is the first chunk of an aligned group
+ * of chunks_per_segment chunks, when its planned binade differs from the
+ * previous chunk's, or when either is planned term by term. */
+EQ_HD static inline int eq_ord_segment_head(const int *plan, int64_t c, int chunks_per_segment)
+{
+    if (chunks_per_segment <= 1 || c % chunks_per_segment == 0)
+        return 1;
+    if (plan[c] == EQ_ORD_NONE || plan[c - 1] != plan[c])
+        return 1;
+    return 0;
+}
+
+#endif /* EQ_EXACT_ORDSUM_H */

@@ -1,0 +1,592 @@
+/*
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The exact ordered sum (lib/exact/ordsum.h, lib/exact/ordsum_host.c)
+ * against the plain loop, bit for bit:
+ *
+ * 1. the one-term rule against the floating-point add on random samples,
+ *    ties and every exponent gap, both parities, both signs;
+ * 2. composition: associative (tree == sequential == any split), and a
+ *    composed run applied in one step equals the loop whenever it applies;
+ * 3. the whole pipeline in the device layout against the loop on many kinds
+ *    of input times plans times layouts.
+ *
+ * Built a second time per mutation (-DEQ_ORDSUM_MUTATION=N, meson
+ * should_fail): each mutation must make this program fail.
+ *
+ * Seeded; a failure prints the kind, plan and layout that reproduce it.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "eqtest.h"
+#include "exact/ordsum.h"
+#include "exact/ordsum_host.h"
+
+static uint64_t rng_state = 0x5eed0fde5c0ffeeULL;
+
+static uint64_t rnd(void)
+{
+    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* uniform in [0, 1) with 53 random bits */
+static double rnd01(void)
+{
+    return (double)(rnd() >> 11) * 0x1p-53;
+}
+
+static double from_parts(int neg, int biased_exp, uint64_t mant52)
+{
+    return eq_ord_from_bits(((uint64_t)neg << 63) | ((uint64_t)biased_exp << 52) |
+                            (mant52 & EQ_ORD_MANT_MASK));
+}
+
+static int same_bits(double a, double b)
+{
+    return eq_ord_bits(a) == eq_ord_bits(b);
+}
+
+/* ------------------------------------------------------------------ */
+/* 1. The one-term rule                                                 */
+
+static long term_samples, term_applied, term_ties_applied, term_mismatch;
+
+static void one_term(double s, double x)
+{
+    int e = eq_ord_binade(s);
+    EqOrdRun r = eq_ord_term(x, e);
+    double t = s, want = s + x;
+    int applied = eq_ord_apply(&t, &r, e);
+    uint64_t wb = eq_ord_bits(want);
+
+    term_samples++;
+    if (applied) {
+        term_applied++;
+        if (r.d[0] != r.d[1])
+            term_ties_applied++;
+        if (!same_bits(t, want)) {
+            if (term_mismatch++ < 10)
+                fprintf(stderr, "one-term: s=%a x=%a: loop %a, rule %a\n", s, x, want, t);
+        }
+    } else {
+        /* Not applied: the loop's result must not lie strictly inside the
+         * binade of s with the sign of s (then the rule had to apply). */
+        int inside = eq_ord_binade(want) == e && (wb >> 63) == (eq_ord_bits(s) >> 63) &&
+                     (wb & EQ_ORD_MANT_MASK) != 0;
+        if (inside && !isnan(x) && !isinf(x)) {
+            if (term_mismatch++ < 10)
+                fprintf(stderr, "one-term: s=%a x=%a: rule refused, loop %a inside\n", s, x,
+                        want);
+        }
+    }
+}
+
+/* x with exponent gap g below the binade of s (sh = g), optionally on an
+ * exact half of u, and the running integer of s of the given parity. */
+static void term_rule_samples(long count)
+{
+    long k;
+    for (k = 0; k < count; k++) {
+        uint64_t r = rnd();
+        int e, g, bs, bx, neg_s = (int)(r & 1), neg_x = (int)((r >> 1) & 1);
+        int parity = (int)((r >> 2) & 1), tie = ((r >> 3) & 3) == 0;
+        uint64_t ms, mx;
+        double s, x;
+
+        /* the binade of s: anywhere, or near the ends of the range */
+        switch ((r >> 5) & 3) {
+        case 0:
+            e = EQ_ORD_EMIN + (int)((r >> 8) % 80);
+            break;
+        case 1:
+            e = EQ_ORD_EMAX - (int)((r >> 8) % 8);
+            break;
+        default:
+            e = -60 + (int)((r >> 8) % 120);
+        }
+        /* running integer: random, or near 2^52 or 2^53 */
+        switch ((r >> 16) & 3) {
+        case 0:
+            ms = (rnd() >> 12) & 0xff;
+            break;
+        case 1:
+            ms = EQ_ORD_MANT_MASK - ((rnd() >> 12) & 0xff);
+            break;
+        default:
+            ms = rnd() >> 12;
+        }
+        ms = (ms & ~(uint64_t)1) | (uint64_t)parity;
+        bs = e + 1023;
+        s = from_parts(neg_s, bs, ms);
+
+        /* the gap: every gap from -2 to 56, sometimes far beyond */
+        if (((r >> 20) & 15) == 0)
+            g = 57 + (int)((r >> 24) % 2100);
+        else
+            g = -2 + (int)((r >> 24) % 59);
+        mx = rnd() >> 12;
+        if (((r >> 40) & 63) == 0) {
+            x = neg_x ? -0.0 : 0.0;
+        } else {
+            bx = bs - g;
+            if (bx >= 0x7ff) {
+                bx = 0x7fe;
+            }
+            if (bx < 1) {
+                /* subnormal x */
+                int sh = 1 - bx; /* extra shift below the smallest normal */
+                mx = sh < 64 ? ((mx | ((uint64_t)1 << 52)) >> sh) : 0;
+                if (mx == 0)
+                    mx = 1;
+                bx = 0;
+            } else if (tie && g >= 1 && g <= 53) {
+                /* bit g-1 of the 53-bit integer set, the bits below clear:
+                 * |x| / u = q + 1/2 exactly */
+                uint64_t M = (mx | ((uint64_t)1 << 52));
+                M = (M >> g << g) | ((uint64_t)1 << (g - 1));
+                if (g == 53)
+                    M = (uint64_t)1 << 52;
+                mx = M;
+            }
+            x = from_parts(neg_x, bx, mx);
+        }
+        one_term(s, x);
+    }
+}
+
+static void term_rule_specials(void)
+{
+    static const double specials[] = {
+        0.0,      -0.0,      INFINITY,  -INFINITY,  NAN,  DBL_MAX, -DBL_MAX,
+        DBL_MIN,  -DBL_MIN,  0x1p-1074, -0x1p-1074, 1.0,  -1.0,    0x1p-53,
+        -0x1p-53, 0x1.8p-53, 0x1p-52,   2.0,        -2.0,
+    };
+    static const double sums[] = {
+        1.0,
+        -1.0,
+        0x1.fffffffffffffp0,
+        -0x1.fffffffffffffp0,
+        0x1.0000000000001p0,
+        DBL_MIN,
+        -DBL_MIN,
+        DBL_MAX,
+        -DBL_MAX,
+        0x1.fffffffffffffp1023,
+        1.5,
+    };
+    size_t i, j;
+    for (i = 0; i < sizeof sums / sizeof sums[0]; i++)
+        for (j = 0; j < sizeof specials / sizeof specials[0]; j++)
+            one_term(sums[i], specials[j]);
+    /* non-normal sums are never applied */
+    {
+        EqOrdRun r = eq_ord_term(1.0, 0);
+        double z = 0.0, nz = -0.0, sub = 0x1p-1070, inf = INFINITY, nan = NAN;
+        CHECK(!eq_ord_apply(&z, &r, 0));
+        CHECK(!eq_ord_apply(&nz, &r, 0));
+        CHECK(!eq_ord_apply(&sub, &r, EQ_ORD_EMIN));
+        CHECK(!eq_ord_apply(&inf, &r, 1023));
+        CHECK(!eq_ord_apply(&nan, &r, 1023));
+    }
+    /* infinite and NaN terms poison */
+    {
+        EqOrdRun a = eq_ord_term(INFINITY, 0), b = eq_ord_term(NAN, 0);
+        double s = 1.5;
+        CHECK(!eq_ord_apply(&s, &a, 0));
+        CHECK(!eq_ord_apply(&s, &b, 0));
+        CHECK_BITS(s, 1.5);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* 2. Composition                                                       */
+
+static int run_eq(const EqOrdRun *a, const EqOrdRun *b)
+{
+    return memcmp(a, b, sizeof *a) == 0;
+}
+
+static void composition(long rounds)
+{
+    long k, applied = 0, refused = 0;
+    for (k = 0; k < rounds; k++) {
+        double x[40], s0, s, loop;
+        EqOrdRun seq, tree[40], left, right, split;
+        int n = 1 + (int)(rnd() % 40), i, cut = (int)(rnd() % (uint64_t)n), e;
+        uint64_t kind = rnd() % 4;
+
+        /* a running sum near 1 or near 2 (so bounds matter), signed */
+        s0 = (rnd() & 1) ? 1.0 + (double)(rnd() % 64) * 0x1p-52
+                         : 2.0 - (double)(rnd() % 64) * 0x1p-52;
+        if (rnd() & 1)
+            s0 = -s0;
+        e = eq_ord_binade(s0);
+        for (i = 0; i < n; i++) {
+            double v = (double)(int64_t)(rnd() % 33) - 16.0; /* -16 .. 16 */
+            switch (kind) {
+            case 0:
+                x[i] = v * 0x1p-53; /* ties around the grid */
+                break;
+            case 1:
+                x[i] = v * 0x1p-54 + (double)(rnd() % 3) * 0x1p-60;
+                break;
+            case 2:
+                x[i] = fabs(v) * 0x1p-53;
+                break;
+            default:
+                x[i] = v * 0x1p-52 * rnd01();
+            }
+        }
+        seq = eq_ord_run_terms(x, n, 1, e);
+        for (i = 0; i < n; i++)
+            tree[i] = eq_ord_term(x[i], e);
+        eq_ord_tree(tree, n);
+        left = eq_ord_run_terms(x, cut, 1, e);
+        right = eq_ord_run_terms(x + cut, n - cut, 1, e);
+        split = eq_ord_compose(left, right);
+        CHECK(run_eq(&seq, &tree[0]));
+        CHECK(run_eq(&seq, &split));
+
+        loop = eq_ordsum_loop(x, (size_t)n, 1, s0);
+        s = s0;
+        if (eq_ord_apply(&s, &seq, e)) {
+            applied++;
+            CHECK_BITS(s, loop);
+        } else {
+            refused++;
+        }
+    }
+    /* both outcomes must occur, or the test proves little */
+    CHECK(applied > rounds / 10);
+    CHECK(refused > rounds / 20);
+}
+
+/* ------------------------------------------------------------------ */
+/* 3. The pipeline against the loop                                     */
+
+enum {
+    K_SSIMU2_TIES,
+    K_SSIMU2_Q,
+    K_SSIM_NEAR_ONE,
+    K_SSIM_SIGNED,
+    K_MIXED_SIGNS,
+    K_CANCEL_ZERO,
+    K_HOVER_POW2,
+    K_HUGE_RANGE,
+    K_SUBNORMAL,
+    K_ALL_ZERO,
+    K_SIGNED_ZEROS,
+    K_NAN,
+    K_INF,
+    K_INF_MINUS_INF,
+    K_OVERFLOW,
+    K_HUGE_AMONG_TINY,
+    K_COUNT
+};
+
+static const char *const kind_names[K_COUNT] = {
+    "ssimulacra2 d (k*2^-53)",
+    "ssimulacra2 d = 1 - q",
+    "ssim near 1",
+    "ssim signed",
+    "mixed signs",
+    "cancellation through zero",
+    "hover around 2^0",
+    "huge dynamic range",
+    "subnormals",
+    "all zero",
+    "signed zeros",
+    "nan",
+    "infinity",
+    "+inf and -inf",
+    "overflow from finite",
+    "huge among tiny",
+};
+
+static void make_input(int kind, double *x, size_t n)
+{
+    size_t i;
+    double s = 0.0;
+    for (i = 0; i < n; i++) {
+        uint64_t r = rnd();
+        double v;
+        switch (kind) {
+        case K_SSIMU2_TIES:
+            /* multiples of 2^-53 below 2^-12: the sum spends thousands of
+             * terms in [1, 2), where every odd multiple is a tie */
+            v = (double)(r >> 23) * 0x1p-53;
+            break;
+        case K_SSIMU2_Q: {
+            /* d = 1 - q, q in [1/2, 1): exact, a multiple of 2^-53 */
+            double q = 1.0 - (double)((r >> 11) % ((uint64_t)1 << 41) + 1) * 0x1p-53;
+            if ((r & 255) == 0)
+                q = 0.5 + rnd01() * 0.5;
+            v = 1.0 - q;
+            break;
+        }
+        case K_SSIM_NEAR_ONE:
+            v = 0.999 + 0.001 * rnd01();
+            if ((r & 63) == 0)
+                v = 1.0;
+            break;
+        case K_SSIM_SIGNED:
+            /* an l*c*s-like term: mostly near 1, some negative structure */
+            v = (r & 7) == 0 ? -0.3 * rnd01() : 0.6 + 0.4 * rnd01();
+            break;
+        case K_MIXED_SIGNS:
+            v = (rnd01() * 2.0 - 1.0) * ldexp(1.0, (int)(r % 21) - 10);
+            break;
+        case K_CANCEL_ZERO:
+            /* pushes the sum back through zero; exact pairs hit +0 */
+            if ((r & 3) == 0 && i > 0) {
+                v = -x[i - 1];
+            } else {
+                v = (1.0 + rnd01()) * ldexp(1.0, (int)(r % 7) - 3);
+                if (s > 0)
+                    v = -v;
+                if ((r >> 8 & 7) == 0)
+                    v = -v;
+            }
+            break;
+        case K_HOVER_POW2:
+            /* first term 1, then signed multiples of 2^-53: the sum crosses
+             * 1 down and up inside chunks (signed prefixes matter) */
+            v = i == 0
+                    ? 1.0 + 0x1p-40
+                    : (double)((int64_t)(r % 4097) - 2048 - (int64_t)(s > 1.0) * 2) * 0x1p-53;
+            break;
+        case K_HUGE_RANGE:
+            v = (rnd01() + 0.5) * ldexp(1.0, (int)(r % 601) - 300);
+            if ((r >> 20) & 1)
+                v = -v;
+            break;
+        case K_SUBNORMAL:
+            /* subnormal terms; the sum moves between subnormal and normal */
+            v = eq_ord_from_bits((r >> 12) % ((uint64_t)1 << 44));
+            if ((r >> 60) == 0)
+                v = DBL_MIN * rnd01();
+            if (((r >> 56) & 3) == 0)
+                v = -v;
+            if (((r >> 50) & 1023) == 0)
+                v = DBL_MIN;
+            break;
+        case K_ALL_ZERO:
+            v = 0.0;
+            break;
+        case K_SIGNED_ZEROS:
+            v = (r & 1) ? -0.0 : 0.0;
+            break;
+        case K_NAN:
+            v = rnd01();
+            if (i == n / 3)
+                v = NAN;
+            break;
+        case K_INF:
+            v = rnd01() - 0.25;
+            if (i == n / 2)
+                v = INFINITY;
+            break;
+        case K_INF_MINUS_INF:
+            v = rnd01();
+            if (i == n / 4)
+                v = INFINITY;
+            if (i == n / 2)
+                v = -INFINITY;
+            break;
+        case K_OVERFLOW:
+            /* finite terms whose sum passes DBL_MAX; later terms negative */
+            v = DBL_MAX * (0.5 + 0.5 * rnd01()) / (double)(n / 4 + 1);
+            if (i > n / 2)
+                v = -v;
+            break;
+        default: /* K_HUGE_AMONG_TINY */
+            v = rnd01() * 1e-12;
+            if (i == n / 2 + 7)
+                v = 0x1.23456789abcdep+600;
+            break;
+        }
+        x[i] = v;
+        s += v;
+    }
+}
+
+typedef struct {
+    const char *name;
+    EqOrdLayout layout;
+} NamedLayout;
+
+static const NamedLayout layouts[] = {
+    {"4x256 seg64", {4, 256, 64}}, {"4x32 seg8", {4, 32, 8}}, {"3x7 seg5", {3, 7, 5}},
+    {"1x1 seg1", {1, 1, 1}},       {"2x64 seg1", {2, 64, 1}}, {"1x16 seg300", {1, 16, 300}},
+};
+
+static void pipeline_case(int kind, const double *x, size_t n, ptrdiff_t stride, double s0,
+                          const NamedLayout *nl, const EqOrdPlanSpec *spec,
+                          const char *plan_name, EqOrdStats *st)
+{
+    double loop = eq_ordsum_loop(x, n, stride, s0), got = -1.0;
+    int err = eq_ordsum_host(x, n, stride, s0, &nl->layout, spec, &got, st);
+    CHECK(err == 0);
+    if (!same_bits(loop, got)) {
+        eqtest_failed++;
+        fprintf(stderr,
+                "pipeline: kind '%s' n=%zu stride=%td layout %s plan %s: loop %a engine %a\n",
+                kind_names[kind], n, stride, nl->name, plan_name, loop, got);
+    } else {
+        eqtest_passed++;
+    }
+}
+
+static void pipeline(void)
+{
+    size_t nmax = 120000;
+    double *x = malloc(nmax * sizeof *x);
+    int kind;
+    size_t li;
+    EqOrdStats ssim_tree = {0}, ssimu2_tree = {0}, hover_tree = {0};
+
+    if (!x) {
+        CHECK(!"out of memory");
+        return;
+    }
+    for (kind = 0; kind < K_COUNT; kind++) {
+        /* a length that is not a multiple of any chunk */
+        size_t n = nmax - 1 - (size_t)kind * 7;
+        double loop;
+        int fixed;
+        make_input(kind, x, n);
+        loop = eq_ordsum_loop(x, n, 1, 0.0);
+        fixed = eq_ord_binade(loop) == EQ_ORD_NONE ? 3 : eq_ord_binade(loop);
+        for (li = 0; li < sizeof layouts / sizeof layouts[0]; li++) {
+            const NamedLayout *nl = &layouts[li];
+            EqOrdPlanSpec plans[7] = {
+                {EQ_ORD_PLAN_TREE, 0, 0},   {EQ_ORD_PLAN_HIGH, 0, 0},
+                {EQ_ORD_PLAN_ZERO, 0, 0},   {EQ_ORD_PLAN_FIXED, fixed, 0},
+                {EQ_ORD_PLAN_RANDOM, 0, 1}, {EQ_ORD_PLAN_RANDOM, 0, 0xabcdef},
+                {EQ_ORD_PLAN_NONE, 0, 0},
+            };
+            static const char *const plan_names[7] = {
+                "tree", "high", "zero", "fixed", "random=1", "random=0xabcdef", "none",
+            };
+            int pi;
+            /* the small layouts walk the whole input; the cheap plans on
+             * the 1x1 layout would repeat the loop, so skip half of them */
+            for (pi = 0; pi < 7; pi++) {
+                EqOrdStats st;
+                char name[64];
+                snprintf(name, sizeof name, "%s", plan_names[pi]);
+                if (plans[pi].kind == EQ_ORD_PLAN_FIXED)
+                    snprintf(name, sizeof name, "fixed=%d", fixed);
+                pipeline_case(kind, x, n, 1, 0.0, nl, &plans[pi], name, &st);
+                if (pi == 0 && li == 0) {
+                    if (kind == K_SSIM_NEAR_ONE)
+                        ssim_tree = st;
+                    if (kind == K_SSIMU2_TIES)
+                        ssimu2_tree = st;
+                    if (kind == K_HOVER_POW2)
+                        hover_tree = st;
+                }
+            }
+        }
+        /* reversed stride, and a start value other than +0 */
+        {
+            EqOrdPlanSpec tree = {EQ_ORD_PLAN_TREE, 0, 0};
+            pipeline_case(kind, x + n - 1, n, -1, 0.0, &layouts[0], &tree, "tree reversed",
+                          NULL);
+            pipeline_case(kind, x, n / 2, 2, 0.0, &layouts[1], &tree, "tree stride 2", NULL);
+            pipeline_case(kind, x, n, 1, -0.0, &layouts[0], &tree, "tree s0=-0", NULL);
+            pipeline_case(kind, x, n, 1, 1.0, &layouts[2], &tree, "tree s0=1", NULL);
+        }
+    }
+
+    /* The fast path must actually carry these streams. */
+    CHECK(ssim_tree.chunks_applied * 4 >= ssim_tree.chunks * 3);
+    CHECK(ssimu2_tree.chunks_applied * 4 >= ssimu2_tree.chunks * 3);
+    CHECK(ssim_tree.segments_applied > 0);
+    CHECK(hover_tree.chunks_applied > 0);
+    printf("fast path, 4x256 seg64, tree plan: ssim %zu/%zu chunks (%zu/%zu segments), "
+           "ssimulacra2 %zu/%zu chunks, hover %zu/%zu chunks\n",
+           ssim_tree.chunks_applied, ssim_tree.chunks, ssim_tree.segments_applied,
+           ssim_tree.segments, ssimu2_tree.chunks_applied, ssimu2_tree.chunks,
+           hover_tree.chunks_applied, hover_tree.chunks);
+
+    /* Signed zeros: +0 start gives +0 for all -0 (+0 + -0 = +0); a -0
+     * start gives -0 (-0 + -0 = -0). */
+    {
+        size_t i, n = 3000;
+        EqOrdPlanSpec tree = {EQ_ORD_PLAN_TREE, 0, 0};
+        double got;
+        for (i = 0; i < n; i++)
+            x[i] = -0.0;
+        CHECK(eq_ordsum_host(x, n, 1, 0.0, &layouts[1].layout, &tree, &got, NULL) == 0);
+        CHECK_BITS(got, 0.0);
+        CHECK(eq_ordsum_host(x, n, 1, -0.0, &layouts[1].layout, &tree, &got, NULL) == 0);
+        CHECK_BITS(got, -0.0);
+        CHECK_BITS(eq_ordsum(x, n), 0.0);
+        x[n / 2] = 0.0;
+        CHECK(eq_ordsum_host(x, n, 1, -0.0, &layouts[1].layout, &tree, &got, NULL) == 0);
+        CHECK_BITS(got, 0.0);
+        /* 1 + ... - 1 through exact cancellation gives +0 */
+        x[0] = 1.0;
+        x[n - 1] = -1.0;
+        CHECK_BITS(eq_ordsum(x, n), 0.0);
+    }
+    /* Chunk runs: the ordered tree equals the sequential composition. */
+    {
+        size_t n = 5000, c;
+        const EqOrdLayout *L = &layouts[0].layout;
+        size_t nch = eq_ordsum_nchunks(n, L), ct = eq_ordsum_chunk_terms(L);
+        double sums[8];
+        int plan[8];
+        EqOrdRun runs[8], *lanes = malloc(256 * sizeof *lanes);
+        make_input(K_SSIMU2_TIES, x, n);
+        eq_ordsum_chunk_sums(x, n, 1, L, sums);
+        eq_ordsum_plan_tree(0.0, sums, nch, plan);
+        for (c = 0; c < nch; c++)
+            plan[c] = 0;
+        if (lanes) {
+            eq_ordsum_chunk_runs(x, n, 1, L, plan, runs, lanes);
+            for (c = 0; c < nch; c++) {
+                size_t len = c + 1 < nch ? ct : n - c * ct;
+                EqOrdRun seq = eq_ord_run_terms(x + c * ct, (int)len, 1, 0);
+                CHECK(run_eq(&seq, &runs[c]));
+            }
+        }
+        free(lanes);
+    }
+    /* Bad arguments are refused. */
+    {
+        EqOrdLayout bad = {0, 256, 64};
+        EqOrdPlanSpec tree = {EQ_ORD_PLAN_TREE, 0, 0}, fixed = {EQ_ORD_PLAN_FIXED, 5000, 0};
+        double got;
+        CHECK(eq_ordsum_host(x, 10, 1, 0.0, &bad, &tree, &got, NULL) < 0);
+        CHECK(eq_ordsum_host(x, 10, 1, 0.0, &layouts[0].layout, &fixed, &got, NULL) < 0);
+        CHECK(eq_ordsum_host(NULL, 10, 1, 0.0, &layouts[0].layout, &tree, &got, NULL) < 0);
+        CHECK(eq_ordsum_host(NULL, 0, 1, 0.0, &layouts[0].layout, &tree, &got, NULL) == 0);
+        CHECK_BITS(got, 0.0);
+    }
+    free(x);
+}
+
+int main(void)
+{
+    term_rule_samples(1500000);
+    term_rule_specials();
+    printf("one-term rule: %ld samples, %ld applied (%ld ties), %ld mismatches\n", term_samples,
+           term_applied, term_ties_applied, term_mismatch);
+    CHECK(term_mismatch == 0);
+    CHECK(term_applied > term_samples / 2);
+    CHECK(term_ties_applied > term_samples / 20);
+
+    composition(200000);
+    pipeline();
+    return eqtest_done();
+}
