@@ -20,6 +20,13 @@ int eq_cpu_open(EqCpu **out, const EqSettings *settings, const EqLog *log)
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         cpu->threads = n > 0 ? (int)n : 1;
     }
+    if (cpu->threads > 256)
+        cpu->threads = 256;
+    if (eq_pool_open(&cpu->pool, cpu->threads) < 0) {
+        eq_log(log, EQ_LOG_ERROR, "cpu: cannot start %d worker threads", cpu->threads);
+        free(cpu);
+        return EQ_ERR_NO_MEMORY;
+    }
     *out = cpu;
     return 0;
 }
@@ -28,6 +35,9 @@ void eq_cpu_close(EqCpu **cpu)
 {
     if (!cpu || !*cpu)
         return;
+    eq_cpu_ssim_free(*cpu);
+    eq_cpu_ms_ssim_free(*cpu);
+    eq_pool_close(&(*cpu)->pool);
     free(*cpu);
     *cpu = NULL;
 }

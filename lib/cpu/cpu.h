@@ -9,16 +9,27 @@
 #define EQ_CPU_H
 
 #include "internal.h"
+#include "cpu/pool.h"
+
+struct EqCpuSsimState;   /* lib/cpu/ssim.c: planes kept between frames */
+struct EqCpuMsSsimState; /* lib/cpu/ms_ssim.c */
 
 struct EqCpu {
     EqSettings settings;
     EqLog log;
     int threads; /* resolved worker count, >= 1 */
+    EqPool *pool; /* `threads` threads, the caller's included */
+    struct EqCpuSsimState *ssim;
+    struct EqCpuMsSsimState *ms_ssim;
 };
 
 int eq_cpu_psnr(EqCpu *cpu, const EqFrame *ref, const EqFrame *dist, EqScores *out);
 int eq_cpu_ssim(EqCpu *cpu, const EqFrame *ref, const EqFrame *dist, EqScores *out);
 int eq_cpu_ms_ssim(EqCpu *cpu, const EqFrame *ref, const EqFrame *dist, EqScores *out);
 int eq_cpu_ssimulacra2(EqCpu *cpu, const EqFrame *ref, const EqFrame *dist, EqScores *out);
+
+/* Buffers a metric keeps between frames; called by eq_cpu_close. */
+void eq_cpu_ssim_free(EqCpu *cpu);
+void eq_cpu_ms_ssim_free(EqCpu *cpu);
 
 #endif /* EQ_CPU_H */

@@ -1,0 +1,372 @@
+/*
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * CPU references of psnr, float_ssim and float_ms_ssim without data files:
+ * size limits through the public API, stage functions against the per-sample
+ * loops of libvmaf 3.2.0 (iqa/convolve.c, iqa/decimate.c) on seeded random
+ * planes, thread-count invariance and known values.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu/cpu.h"
+#include "cpu/psnr.h"
+#include "cpu/ssim.h"
+#include "eqtest.h"
+#include "exact/ssim_terms.h"
+#include "exactquality.h"
+#include "finish.h"
+
+static char last_msg[1024];
+static void log_cb(void *user, EqLogLevel level, const char *msg)
+{
+    (void)user;
+    if (level == EQ_LOG_ERROR)
+        snprintf(last_msg, sizeof(last_msg), "%s", msg);
+}
+
+static uint64_t rng = 0x9E3779B97F4A7C15ull;
+static uint32_t next_u32(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (uint32_t)(rng >> 16);
+}
+
+static EqScorer *open_cpu(unsigned metrics, int threads)
+{
+    EqSettings s;
+    EqScorer *sc = NULL;
+    eq_settings_init(&s);
+    s.metrics = metrics;
+    s.backend = EQ_BACKEND_CPU;
+    s.threads = threads;
+    s.log = log_cb;
+    return eq_scorer_open(&sc, &s) == 0 ? sc : NULL;
+}
+
+static EqFrame gray8(int w, int h, const uint8_t *buf)
+{
+    EqFrame f;
+    memset(&f, 0, sizeof(f));
+    f.layout = EQ_LAYOUT_GRAY;
+    f.width = w;
+    f.height = h;
+    f.bitdepth = 8;
+    f.data[0] = buf;
+    f.stride[0] = w;
+    return f;
+}
+
+/* Smooth random content with noise, so that SSIM is neither 0 nor 1. */
+static void fill(uint8_t *buf, int w, int h, int noise)
+{
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            int v = 128 + (int)(60.0 * sin(x * 0.05 + y * 0.031)) + (int)(next_u32() % (unsigned)(2 * noise + 1)) - noise;
+            buf[(size_t)y * w + x] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+        }
+}
+
+static const unsigned THREE = EQ_METRIC_PSNR | EQ_METRIC_SSIM | EQ_METRIC_MS_SSIM;
+
+static void test_sizes(void)
+{
+    EqScorer *sc = open_cpu(THREE, 2);
+    uint8_t *a = malloc(400 * 400), *b = malloc(400 * 400);
+    EqScores r;
+    CHECK(sc != NULL);
+    fill(a, 400, 400, 0);
+    fill(b, 400, 400, 10);
+
+    /* Below MS-SSIM's 176: an error naming the metric and the minimum; psnr
+     * and ssim still scored. */
+    EqFrame fa = gray8(175, 300, a), fb = gray8(175, 300, b);
+    last_msg[0] = 0;
+    CHECK(eq_scorer_score(sc, &fa, &fb, &r) == EQ_ERR_TOO_SMALL);
+    CHECK(strstr(last_msg, "ms_ssim") && strstr(last_msg, "176x176"));
+    CHECK(r.status[eq_metric_index(EQ_METRIC_MS_SSIM)] == EQ_ERR_TOO_SMALL);
+    CHECK(r.status[eq_metric_index(EQ_METRIC_PSNR)] == 0);
+    CHECK(r.status[eq_metric_index(EQ_METRIC_SSIM)] == 0);
+    CHECK(r.scored == (EQ_METRIC_PSNR | EQ_METRIC_SSIM));
+    CHECK(isfinite(r.psnr_y) && isfinite(r.ssim) && isnan(r.ms_ssim));
+    fa = gray8(300, 175, a);
+    fb = gray8(300, 175, b);
+    CHECK(eq_scorer_score(sc, &fa, &fb, &r) == EQ_ERR_TOO_SMALL);
+    fa = gray8(176, 176, a);
+    fb = gray8(176, 176, b);
+    CHECK(eq_scorer_score(sc, &fa, &fb, &r) == 0);
+    CHECK(r.scored == THREE && isfinite(r.ms_ssim));
+
+    /* Below SSIM's 11x11 window. */
+    fa = gray8(10, 40, a);
+    fb = gray8(10, 40, b);
+    last_msg[0] = 0;
+    CHECK(eq_scorer_score(sc, &fa, &fb, &r) == EQ_ERR_TOO_SMALL);
+    CHECK(r.status[eq_metric_index(EQ_METRIC_SSIM)] == EQ_ERR_TOO_SMALL);
+    CHECK(r.status[eq_metric_index(EQ_METRIC_PSNR)] == 0);
+    CHECK(r.scored == EQ_METRIC_PSNR && isfinite(r.psnr_y));
+    EqSettings s;
+    eq_settings_init(&s);
+    EqScorer *only_ssim = open_cpu(EQ_METRIC_SSIM, 1);
+    last_msg[0] = 0;
+    CHECK(eq_scorer_score(only_ssim, &fa, &fb, &r) == EQ_ERR_TOO_SMALL);
+    CHECK(strstr(last_msg, "ssim") && strstr(last_msg, "11x11"));
+    fa = gray8(11, 11, a);
+    fb = gray8(11, 11, b);
+    CHECK(eq_scorer_score(only_ssim, &fa, &fb, &r) == 0);
+    CHECK(isfinite(r.ssim));
+    eq_scorer_close(&only_ssim);
+
+    /* Identical frames: the ceiling psnr 6 * 8 + 12, SSIM and MS-SSIM 1. */
+    fa = gray8(400, 400, a);
+    CHECK(eq_scorer_score(sc, &fa, &fa, &r) == 0);
+    CHECK(r.psnr_y == 60.0);
+    CHECK(r.ssim == 1.0 && r.ssim_l == 1.0 && r.ssim_c == 1.0 && r.ssim_s == 1.0);
+    CHECK(r.ms_ssim == 1.0);
+
+    eq_scorer_close(&sc);
+    free(a);
+    free(b);
+}
+
+/* Different thread counts, odd sizes: the same bits. */
+static void test_threads(void)
+{
+    const int w = 401, h = 299;
+    uint8_t *a = malloc((size_t)w * h), *b = malloc((size_t)w * h);
+    EqScores r[3];
+    int threads[3] = { 1, 2, 5 };
+    fill(a, w, h, 3);
+    fill(b, w, h, 25);
+    EqFrame fa = gray8(w, h, a), fb = gray8(w, h, b);
+    for (int i = 0; i < 3; i++) {
+        EqScorer *sc = open_cpu(THREE, threads[i]);
+        CHECK(eq_scorer_score(sc, &fa, &fb, &r[i]) == 0);
+        eq_scorer_close(&sc);
+    }
+    for (int i = 1; i < 3; i++)
+        for (int k = 0; k < eq_value_count(); k++)
+            if (eq_value_info(k)->metric & THREE)
+                CHECK_BITS(eq_value_get(&r[i], k), eq_value_get(&r[0], k));
+    printf("ssim %.6f ms_ssim %.6f psnr %.3f\n", r[0].ssim, r[0].ms_ssim, r[0].psnr_y);
+    CHECK(r[0].ssim > 0.1 && r[0].ssim < 0.99);
+    free(a);
+    free(b);
+}
+
+static void random_plane(float *p, int n)
+{
+    for (int i = 0; i < n; i++)
+        p[i] = (float)(next_u32() % 65536u) / 256.0f;
+}
+
+/* iqa/convolve.c _iqa_convolve (IQA_CONVOLVE_1D), per output sample. */
+static void naive_blur(const float *img, int w, int h, float *out)
+{
+    static const float g[EQ_SSIM_GAUSS_LEN] = EQ_SSIM_GAUSS_TAPS;
+    const int ow = w - 10, oh = h - 10;
+    float *cache = calloc((size_t)w * h, sizeof(float));
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < ow; x++) {
+            double sum = 0.0;
+            for (int u = 0; u < 11; u++)
+                sum = eq_tap(sum, img[y * w + x + u], g[u]);
+            cache[y * w + x + 5] = (float)sum;
+        }
+    for (int x = 0; x < ow; x++)
+        for (int y = 0; y < oh; y++) {
+            double sum = 0.0;
+            for (int v = 0; v < 11; v++)
+                sum = eq_tap(sum, cache[(y + v) * w + x + 5], g[v]);
+            out[y * ow + x] = (float)sum;
+        }
+    free(cache);
+}
+
+/* iqa/decimate.c + _iqa_filter_pixel, per output sample, 2-D kernel k of
+ * size kw, factor f. */
+static float naive_filter_pixel(const float *img, int w, int h, int x, int y, const float *k,
+                                int kw)
+{
+    int c = kw / 2, even = !(kw & 1), ko = 0;
+    double sum = 0.0;
+    for (int v = -c; v <= c - even; v++)
+        for (int u = -c; u <= c - even; u++, ko++)
+            sum = eq_tap(sum, img[eq_reflect(y + v, h) * w + eq_reflect(x + u, w)], k[ko]);
+    return (float)sum;
+}
+
+static void test_stages(void)
+{
+    static const float lpf[81] = EQ_MS_SSIM_LPF_TAPS;
+    const int sizes[][2] = { { 37, 23 }, { 64, 48 }, { 301, 17 }, { 530, 41 } };
+    EqSsimDsp dsp;
+    eq_ssim_dsp_init_c(&dsp);
+
+    for (size_t t = 0; t < sizeof(sizes) / sizeof(sizes[0]); t++) {
+        const int w = sizes[t][0], h = sizes[t][1];
+        float *img = malloc(sizeof(float) * w * h), *want = malloc(sizeof(float) * w * h),
+              *got = malloc(sizeof(float) * w * h), *hb = malloc(sizeof(float) * w * h);
+        random_plane(img, w * h);
+
+        /* blur: h pass on every row, v pass on 11 rows */
+        naive_blur(img, w, h, want);
+        for (int y = 0; y < h; y++)
+            dsp.blur_h(img + y * w, w, hb + y * (w - 10));
+        int bad = 0;
+        for (int y = 0; y < h - 10; y++) {
+            const float *rows[EQ_SSIM_WINDOW];
+            for (int k = 0; k < EQ_SSIM_WINDOW; k++)
+                rows[k] = hb + (y + k) * (w - 10);
+            dsp.blur_v(rows, w - 10, got + y * (w - 10));
+        }
+        bad += memcmp(want, got, sizeof(float) * (w - 10) * (h - 10)) != 0;
+        CHECK(bad == 0);
+
+        /* 9x9 low-pass decimation by 2 */
+        const int sw = eq_decimated_size(w, 2), sh = eq_decimated_size(h, 2);
+        bad = 0;
+        for (int y = 0; y < sh; y++) {
+            dsp.lpf_decimate(img, w, h, y, got);
+            for (int x = 0; x < sw; x++) {
+                float n = naive_filter_pixel(img, w, h, 2 * x, 2 * y, lpf, 9);
+                bad += memcmp(&n, &got[x], sizeof(float)) != 0;
+            }
+        }
+        CHECK(bad == 0);
+
+        /* box decimation, factors 2..5 */
+        for (int f = 2; f <= 5; f++) {
+            float box[25];
+            for (int i = 0; i < f * f; i++)
+                box[i] = 1.0f / (f * f);
+            const int bw = eq_decimated_size(w, f), bh = eq_decimated_size(h, f);
+            bad = 0;
+            for (int y = 0; y < bh; y++) {
+                dsp.box_decimate(img, w, h, f, y, got);
+                for (int x = 0; x < bw; x++) {
+                    float n = naive_filter_pixel(img, w, h, f * x, f * y, box, f);
+                    bad += memcmp(&n, &got[x], sizeof(float)) != 0;
+                }
+            }
+            CHECK(bad == 0);
+        }
+        free(img);
+        free(want);
+        free(got);
+        free(hb);
+    }
+
+    /* automatic scale: max(1, round(min(w, h) / 256)) */
+    CHECK(eq_ssim_auto_scale(576, 324) == 1);
+    CHECK(eq_ssim_auto_scale(1920, 1080) == 4);
+    CHECK(eq_ssim_auto_scale(383, 1000) == 1);
+    CHECK(eq_ssim_auto_scale(384, 1000) == 2);
+    CHECK(eq_ssim_auto_scale(3840, 2160) == 8);
+    CHECK(eq_decimated_size(1921, 4) == 481);
+    CHECK(eq_decimated_size(1080, 4) == 270);
+
+    /* picture_copy: 10-bit /4, 12-bit /16, 16-bit /256; MSB-aligned words
+     * through the plane view. */
+    uint16_t words[4] = { 0x0000, 0x03ff << 6, 0x0201 << 6 | 0x3f, 0x0003 << 6 };
+    EqPlane p = { (const uint8_t *)words, 8, 2, 4, 1, 2, 6 };
+    float out[4];
+    dsp.to_float(&p, 0, 10, out);
+    CHECK(out[0] == 0.0f && out[1] == 1023.0f / 4.0f && out[2] == 513.0f / 4.0f &&
+          out[3] == 0.75f);
+
+    /* PSNR's host mapping: the ceiling and an exact SSE. */
+    CHECK(eq_psnr_from_sse(0, 100, 8) == 60.0);
+    CHECK(eq_psnr_from_sse(0, 100, 10) == 72.0);
+    CHECK(eq_psnr_from_sse(100, 100, 8) == 10. * log10(65025.0));
+}
+
+/*
+ * One scale through the CPU driver (bands, threads, ring buffers, ordered
+ * sum) against the plain definition: whole-plane blurs, per-window terms,
+ * and one sequential loop per sum. The doubles must be equal, before any
+ * rounding to float: this catches a single reordered add.
+ */
+static void test_scale_sums(void)
+{
+    const int w = 333, h = 211, ow = w - 10, oh = h - 10;
+    const size_t n = (size_t)w * h, m = (size_t)ow * oh;
+    float *ref = malloc(n * sizeof(float)), *dist = malloc(n * sizeof(float));
+    float *sq[3], *blur[5];
+    for (int i = 0; i < 3; i++)
+        sq[i] = malloc(n * sizeof(float));
+    for (int i = 0; i < 5; i++)
+        blur[i] = malloc(m * sizeof(float));
+    random_plane(ref, (int)n);
+    for (size_t i = 0; i < n; i++) /* dist: ref plus noise of varying size */
+        dist[i] = ref[i] * 0.75f + (float)(next_u32() % 4096u) / 64.0f;
+
+    EqSsimDsp dsp;
+    eq_ssim_dsp_init_c(&dsp);
+    dsp.products(ref, dist, (int)n, sq[0], sq[1], sq[2]);
+    naive_blur(ref, w, h, blur[0]);
+    naive_blur(dist, w, h, blur[1]);
+    for (int i = 0; i < 3; i++)
+        naive_blur(sq[i], w, h, blur[2 + i]);
+    EqSsimSums want = { 0.0, 0.0, 0.0, 0.0 };
+    for (size_t i = 0; i < m; i++) {
+        double l, c, lcs;
+        float s;
+        float v1 = eq_ssim_variance(blur[2][i], blur[0][i]);
+        float v2 = eq_ssim_variance(blur[3][i], blur[1][i]);
+        float cv = eq_ssim_covariance(blur[4][i], blur[0][i], blur[1][i]);
+        eq_ssim_window(blur[0][i], blur[1][i], v1, v2, cv, &l, &c, &s);
+        lcs = eq_ssim_lcs(l, c, s);
+        want.l += l;
+        want.c += c;
+        want.s += (double)s;
+        want.lcs += lcs;
+    }
+
+    for (int threads = 1; threads <= 3; threads++) {
+        EqSettings st;
+        EqLog log = { log_cb, NULL };
+        EqCpu *cpu = NULL;
+        EqSsimWork *work = NULL;
+        EqSsimSums got;
+        eq_settings_init(&st);
+        st.threads = threads;
+        CHECK(eq_cpu_open(&cpu, &st, &log) == 0);
+        CHECK(eq_cpu_ssim_scale(cpu, &work, ref, dist, w, h, 1, &got) == 0);
+        CHECK_BITS(got.l, want.l);
+        CHECK_BITS(got.c, want.c);
+        CHECK_BITS(got.s, want.s);
+        CHECK_BITS(got.lcs, want.lcs);
+        /* again on the same workspace, without l*c*s */
+        CHECK(eq_cpu_ssim_scale(cpu, &work, ref, dist, w, h, 0, &got) == 0);
+        CHECK_BITS(got.l, want.l);
+        CHECK_BITS(got.s, want.s);
+        eq_ssim_work_free(&work);
+        eq_cpu_close(&cpu);
+    }
+    /* the finish: means rounded to float */
+    EqScores sc;
+    eq_ssim_finish(&want, (int64_t)m, &sc);
+    CHECK_BITS(sc.ssim, (double)(float)(want.lcs / (double)m));
+    CHECK_BITS(sc.ssim_s, (double)(float)(want.s / (double)m));
+
+    free(ref);
+    free(dist);
+    for (int i = 0; i < 3; i++)
+        free(sq[i]);
+    for (int i = 0; i < 5; i++)
+        free(blur[i]);
+}
+
+int main(void)
+{
+    test_sizes();
+    test_threads();
+    test_stages();
+    test_scale_sums();
+    return eqtest_done();
+}
