@@ -48,6 +48,8 @@ int eqc_buf_reserve(EqCuda *cuda, EqcBuf *buf, size_t size)
     if (size <= buf->cap)
         return 0;
     if (buf->ptr) {
+        /* work queued earlier in this frame may still read the old buffer */
+        EQC_CHECK(cuda, EQC_SITE_OTHER, cudaDeviceSynchronize());
         cudaFree(buf->ptr);
         buf->ptr = NULL;
         buf->cap = 0;
@@ -279,8 +281,8 @@ static int host_is_pinned(const void *ptr)
  * staging, one buffer at a time so that each upload overlaps the staging of
  * the next; page-locked input is copied directly.
  */
-static int upload_pair(EqCuda *cuda, const EqFrame *ref, const EqFrame *dist,
-                       EqcFrame *dref, EqcFrame *ddist)
+int eqc_upload_pair(EqCuda *cuda, const EqFrame *ref, const EqFrame *dist, EqcFrame *dref,
+                    EqcFrame *ddist)
 {
     const EqFrame *fr[2] = { ref, dist };
     int nbuf = frame_buffers(ref);
@@ -404,6 +406,16 @@ static int run_metrics(EqCuda *cuda, const EqcFrame *ref, const EqcFrame *dist,
         if (!(metrics & metric_table[k].metric))
             continue;
         err = metric_table[k].launch(cuda, ref, dist, stream);
+        if (err == EQ_ERR_TOO_SMALL || err == EQ_ERR_UNSUPPORTED) {
+            /* refused before any device work (message logged): this
+             * metric only, as on the CPU */
+            out->status[eq_metric_index(metric_table[k].metric)] = err;
+            out->scored &= ~metric_table[k].metric;
+            if (!first_err)
+                first_err = err;
+            err = 0;
+            continue;
+        }
         if (err < 0)
             goto fail;
         launched |= metric_table[k].metric;
@@ -447,7 +459,7 @@ extern "C" int eq_cuda_score(EqCuda *cuda, const EqFrame *ref, const EqFrame *di
     if (!metrics)
         return 0;
     EQC_CHECK(cuda, EQC_SITE_OTHER, cudaSetDevice(cuda->device));
-    if ((err = upload_pair(cuda, ref, dist, &dref, &ddist)) < 0)
+    if ((err = eqc_upload_pair(cuda, ref, dist, &dref, &ddist)) < 0)
         goto fail;
     return run_metrics(cuda, &dref, &ddist, cuda->stream, metrics, out);
 fail:
@@ -497,7 +509,7 @@ extern "C" int eq_cuda_stage_psnr_sse(EqCuda *cuda, const EqFrame *ref, const Eq
     int err = 0;
 
     EQC_CHECK(cuda, EQC_SITE_OTHER, cudaSetDevice(cuda->device));
-    if ((err = upload_pair(cuda, ref, dist, &dref, &ddist)) < 0)
+    if ((err = eqc_upload_pair(cuda, ref, dist, &dref, &ddist)) < 0)
         return err;
     if (comp < 0 || comp >= dref.ncomp)
         return EQ_ERR_INVALID_ARGUMENT;

@@ -99,12 +99,15 @@ struct EqcSumScratch {
 };
 
 /* Metrics the device scores itself; the scorer sends the others to the CPU. */
-#define EQC_DEVICE_METRICS (EQ_METRIC_PSNR)
+#define EQC_DEVICE_METRICS (EQ_METRIC_PSNR | EQ_METRIC_SSIM | EQ_METRIC_MS_SSIM)
 
 /* Device scratch buffers, one per use. */
 enum {
     EQC_SCRATCH_SUM_A = 0,
     EQC_SCRATCH_SUM_B,
+    EQC_SCRATCH_SSIM,
+    EQC_SCRATCH_MS_SSIM,
+    EQC_SCRATCH_STAGE,
     EQC_SCRATCH_COUNT
 };
 
@@ -173,6 +176,10 @@ int eqc_fail(EqCuda *cuda, cudaError_t e, const char *what, const char *file, in
 /* After a <<<launch>>>: the launch's own error (bad configuration, ...). */
 #define EQC_CHECK_LAUNCH(cuda, name) EQC_CHECK(cuda, EQC_SITE_LAUNCH, cudaGetLastError())
 
+/* Uploads a host frame pair (pinned staging) and fills device views. */
+int eqc_upload_pair(EqCuda *cuda, const EqFrame *ref, const EqFrame *dist, EqcFrame *dref,
+                    EqcFrame *ddist);
+
 /* Grows buf to at least `size` bytes (contents are not kept). */
 int eqc_buf_reserve(EqCuda *cuda, EqcBuf *buf, size_t size);
 
@@ -194,5 +201,13 @@ int eqc_psnr_launch(EqCuda *cuda, const EqcFrame *ref, const EqcFrame *dist,
                     cudaStream_t stream);
 int eqc_psnr_finish(EqCuda *cuda, const EqFrame *ref, const EqcResults *res,
                     EqScores *out);
+int eqc_ssim_launch(EqCuda *cuda, const EqcFrame *ref, const EqcFrame *dist,
+                    cudaStream_t stream);
+int eqc_ssim_finish(EqCuda *cuda, const EqFrame *ref, const EqcResults *res,
+                    EqScores *out);
+int eqc_ms_ssim_launch(EqCuda *cuda, const EqcFrame *ref, const EqcFrame *dist,
+                       cudaStream_t stream);
+int eqc_ms_ssim_finish(EqCuda *cuda, const EqFrame *ref, const EqcResults *res,
+                       EqScores *out);
 
 #endif /* EQ_CUDA_COMMON_CUH */

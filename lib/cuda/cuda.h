@@ -58,6 +58,19 @@ int eq_cuda_device_available(char *why, size_t why_size);
 int eq_cuda_stage_psnr_sse(EqCuda *cuda, const EqFrame *ref, const EqFrame *dist,
                            int comp, uint64_t *sse);
 
+/* SSIM stages on tight host float planes (lib/cpu/ssim.h's C stages are
+ * the references): component 0 of ref and dist to floats (w x h each); the
+ * box decimation by `factor`; MS-SSIM's low-pass decimation by 2 (outputs
+ * eq_decimated_size on a side); the window terms of one scale ((w-10) x
+ * (h-10) windows; s widened to double, as the sums take it). */
+int eq_cuda_stage_ssim_to_float(EqCuda *cuda, const EqFrame *ref, const EqFrame *dist,
+                                float *dr, float *dd);
+int eq_cuda_stage_ssim_box(EqCuda *cuda, const float *src, int w, int h, int factor,
+                           float *dst);
+int eq_cuda_stage_ms_ssim_lpf(EqCuda *cuda, const float *src, int w, int h, float *dst);
+int eq_cuda_stage_ssim_terms(EqCuda *cuda, const float *ref, const float *dist, int w, int h,
+                             double *l, double *c, double *s, double *lcs);
+
 /* The ordered-sum engine on `ncases` sums in one launch, as a metric uses
  * it. Terms are host arrays read as x[i * stride]. sums[i] gets sum i (in
  * the scorer's sum mode); with `partials`, every chunk's intermediate

@@ -5,8 +5,10 @@
  * a 64-bit integer. Integer adds are associative, so the device may add in
  * any order (per thread, per warp, per block, then one atomic add per
  * block) and still have the CPU's exact sum; no ordered-sum engine needed,
- * and the exact and tree modes are the same kernel. The decibels come from
- * the CPU's own host function (lib/exact/psnr.h).
+ * and the exact and tree modes are the same kernel. The term is the CPU's
+ * (lib/exact/psnr_terms.h), and so is the host function that turns the SSE
+ * into decibels (eq_psnr_from_sse, lib/finish.h). Plane sizes are the CPU's
+ * (libvmaf's): a chroma plane is (w >> ss_x) x (h >> ss_y).
  *
  * Reference: libvmaf 3.2.0 libvmaf/src/feature/integer_psnr.c. Its 8-bit
  * loop keeps a uint32_t per row and its high-bit-depth loop a uint32_t per
@@ -15,7 +17,10 @@
  * squared is below 2^32), so both are the plain integer sum computed here.
  */
 #include "cuda/common.cuh"
-#include "exact/psnr.h"
+#include "exact/psnr_terms.h"
+extern "C" {
+#include "finish.h"
+}
 
 #define PSNR_THREADS 256
 
@@ -73,14 +78,21 @@ psnr_sse_kernel(EqcPlane r0, EqcPlane d0, EqcPlane r1, EqcPlane d1, EqcPlane r2,
 int eqc_psnr_launch(EqCuda *cuda, const EqcFrame *ref, const EqcFrame *dist,
                     cudaStream_t stream)
 {
-    int err = 0;
+    int err = 0, ss_x, ss_y;
     int rows = ref->comp[0].height;
     int blocks = cuda->sm_count * 8;
     if (blocks > rows)
         blocks = rows;
     dim3 grid((unsigned)blocks, (unsigned)ref->ncomp);
-    const EqcPlane *r = ref->comp, *d = dist->comp;
+    EqcPlane r[3], d[3];
     int n = ref->ncomp;
+    eq_layout_subsampling(ref->desc->layout, &ss_x, &ss_y);
+    for (int c = 0; c < n; c++) {
+        r[c] = ref->comp[c];
+        d[c] = dist->comp[c];
+        r[c].width = d[c].width = c ? ref->desc->width >> ss_x : ref->desc->width;
+        r[c].height = d[c].height = c ? ref->desc->height >> ss_y : ref->desc->height;
+    }
     /* Unused components repeat component 0; the kernel never reads them. */
     psnr_sse_kernel<<<grid, PSNR_THREADS, 0, stream>>>(
         r[0], d[0], r[n > 1 ? 1 : 0], d[n > 1 ? 1 : 0], r[n > 2 ? 2 : 0], d[n > 2 ? 2 : 0],
@@ -95,10 +107,12 @@ int eqc_psnr_finish(EqCuda *cuda, const EqFrame *ref, const EqcResults *res, EqS
 {
     (void)cuda;
     double *dst[3] = { &out->psnr_y, &out->psnr_cb, &out->psnr_cr };
+    int ss_x, ss_y;
+    eq_layout_subsampling(ref->layout, &ss_x, &ss_y);
     for (int c = 0; c < eq_frame_components(ref); c++) {
-        EqPlane p;
-        eq_frame_plane(ref, c, &p);
-        *dst[c] = eq_psnr_from_sse(res->psnr_sse[c], p.width, p.height, ref->bitdepth);
+        const int w = c ? ref->width >> ss_x : ref->width;
+        const int h = c ? ref->height >> ss_y : ref->height;
+        *dst[c] = eq_psnr_from_sse(res->psnr_sse[c], (uint64_t)w * (uint64_t)h, ref->bitdepth);
     }
     return 0;
 }

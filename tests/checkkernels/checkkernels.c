@@ -23,6 +23,7 @@ static const struct {
 } stages[] = {
     { "ordsum", ck_ordsum },
     { "psnr", ck_psnr },
+    { "ssim", ck_ssim },
 };
 
 int main(int argc, char **argv)

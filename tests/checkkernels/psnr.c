@@ -2,24 +2,24 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * PSNR stage: the device's sum of squared differences per component
- * against the C loop over the shared term (lib/exact/psnr.h).
+ * against the C reference stage eq_psnr_plane_sse_c.
  */
 #include "../common/framegen.h"
 #include "ck.h"
-#include "exact/psnr.h"
+#include "cpu/psnr.h"
 #include "frame.h"
 
-/* The C reference: raster loop over the shared per-sample term. */
+/* The C reference stage (lib/cpu/psnr.c) on the CPU's plane size. */
 static uint64_t sse_c(const EqFrame *ref, const EqFrame *dist, int comp)
 {
     EqPlane a, b;
-    uint64_t sse = 0;
+    int ss_x, ss_y;
     eq_frame_plane(ref, comp, &a);
     eq_frame_plane(dist, comp, &b);
-    for (int y = 0; y < a.height; y++)
-        for (int x = 0; x < a.width; x++)
-            sse += eq_psnr_term(eq_plane_sample(&a, x, y), eq_plane_sample(&b, x, y));
-    return sse;
+    eq_layout_subsampling(ref->layout, &ss_x, &ss_y);
+    int w = comp ? ref->width >> ss_x : ref->width;
+    int h = comp ? ref->height >> ss_y : ref->height;
+    return eq_psnr_plane_sse_c(&a, &b, w, h);
 }
 
 void ck_psnr(CkContext *ck)
