@@ -1,7 +1,9 @@
 /*
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * checkkernels [--seed N] [--full] [--only STAGE]
+ * checkkernels [--seed N] [--full | --quick] [--only STAGE]
+ *
+ * --quick keeps to small sizes (for compute-sanitizer runs).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,10 +43,12 @@ int main(int argc, char **argv)
             ck.seed = strtoull(argv[++i], NULL, 0);
         else if (!strcmp(argv[i], "--full"))
             ck.full = 1;
+        else if (!strcmp(argv[i], "--quick"))
+            ck.quick = 1;
         else if (!strcmp(argv[i], "--only") && i + 1 < argc)
             only = argv[++i];
         else {
-            fprintf(stderr, "usage: %s [--seed N] [--full] [--only STAGE]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--seed N] [--full | --quick] [--only STAGE]\n", argv[0]);
             return 2;
         }
     }

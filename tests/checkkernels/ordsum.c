@@ -53,7 +53,7 @@ void ck_ordsum(CkContext *ck)
     static const size_t sizes_full[] = { 0, 1, 5, 1023, 1024, 1025, 4103, 65536 + 77, 200003,
                                          1000003, 3840 * 2160 };
     const size_t *sizes = ck->full ? sizes_full : sizes_ci;
-    int nsizes = ck->full ? 11 : 9;
+    int nsizes = ck->full ? 11 : ck->quick ? 7 : 9;
     uint64_t rng = ck->seed ^ 0x4f5244ull;
     const EqOrdLayout *lay = &eq_ordsum_default_layout;
     long plan_diff = 0, plan_total = 0;

@@ -37,7 +37,7 @@ void ck_psnr(CkContext *ck)
     };
     static const int sizes[][2] = { { 1, 1 }, { 7, 5 }, { 176, 176 }, { 577, 323 },
                                     { 1921, 1081 }, { 3840, 2160 } };
-    int nsizes = ck->full ? 6 : 4;
+    int nsizes = ck->full ? 6 : ck->quick ? 3 : 4;
     uint64_t rng = ck->seed ^ 0x50534e52ull;
 
     for (size_t fi = 0; fi < sizeof(formats) / sizeof(formats[0]); fi++)

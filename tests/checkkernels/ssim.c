@@ -192,7 +192,7 @@ void ck_ssim(CkContext *ck)
     };
     static const int sizes[][2] = { { 11, 11 }, { 12, 30 }, { 45, 37 }, { 176, 176 },
                                     { 577, 323 }, { 1921, 1081 }, { 3840, 2160 } };
-    int nsizes = ck->full ? 7 : 5;
+    int nsizes = ck->full ? 7 : ck->quick ? 3 : 5;
     uint64_t rng = ck->seed ^ 0x5353494dull;
     for (size_t f = 0; f < sizeof(formats) / sizeof(formats[0]); f++)
         for (int i = 0; i < nsizes; i++) {

@@ -1,0 +1,45 @@
+#!/bin/bash
+# Builds the CUDA backend on a GPU machine and runs, in one go, what needs
+# the GPU: the kernel harness, the error tests, the parity test, the
+# sanitizers and the benchmark. Full logs under $OUT (default ./gpu-out);
+# a short summary on stdout.
+#
+#   tools/cuda_gpu_check.sh [steps]   steps: any of
+#       build kernels kernels-full errors parity parity-full memcheck racecheck bench bench-full
+#   (default: build kernels errors parity memcheck racecheck bench)
+set -u
+OUT=${OUT:-$PWD/gpu-out}
+B=${BUILD_DIR:-/tmp/eq-gpu-build}
+SEED=${SEED:-1}
+mkdir -p "$OUT"
+steps=${*:-build kernels errors parity memcheck racecheck bench}
+export PATH=$PATH:/usr/local/cuda/bin
+san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+
+run() { # name timeout cmd...
+  local name=$1 t=$2; shift 2
+  local t0=$(date +%s.%N)
+  timeout "$t" "$@" > "$OUT/$name.log" 2>&1
+  local rc=$?
+  printf '== %-12s rc=%-3s %6.1fs  %s\n' "$name" "$rc" "$(echo "$(date +%s.%N) - $t0" | bc)" \
+    "$(grep -E 'passed, .* failed|ERROR SUMMARY|RACECHECK SUMMARY|parity:' "$OUT/$name.log" | tail -3 | tr '\n' ' ')"
+  [ $rc -ne 0 ] && grep -E 'FAIL|MISMATCH|error' "$OUT/$name.log" | head -8
+  return $rc
+}
+
+for s in $steps; do
+  case $s in
+    build)
+      nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader
+      run build 400 bash -c "meson setup '$B' -Dgst=disabled -Dcuda=enabled --buildtype=release && ninja -C '$B'" || exit 1 ;;
+    kernels) run kernels 240 "$B/tests/checkkernels/checkkernels" --seed "$SEED" ;;
+    kernels-full) run kernels-full 400 "$B/tests/checkkernels/checkkernels" --seed "$SEED" --full ;;
+    errors) run errors 60 "$B/tests/lib/test_cuda_errors" ;;
+    parity) run parity 200 "$B/tests/lib/test_cuda_parity" --seed "$SEED" ;;
+    parity-full) run parity-full 500 "$B/tests/lib/test_cuda_parity" --seed "$SEED" --full ;;
+    memcheck) run memcheck 200 "$san" --tool memcheck --leak-check full "$B/tests/checkkernels/checkkernels" --quick --seed "$SEED" ;;
+    racecheck) run racecheck 240 "$san" --tool racecheck "$B/tests/checkkernels/checkkernels" --quick --seed "$SEED" ;;
+    bench) run bench 240 "$B/tools/bench_cuda" --frames 100 --warmup 10; cat "$OUT/bench.log" ;;
+    bench-full) run bench 400 "$B/tools/bench_cuda" --frames 200 --warmup 20 --threads 4; cat "$OUT/bench.log" ;;
+  esac
+done
