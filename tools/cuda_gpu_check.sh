@@ -21,7 +21,7 @@ run() { # name timeout cmd...
   local t0=$(date +%s.%N)
   timeout "$t" "$@" > "$OUT/$name.log" 2>&1
   local rc=$?
-  printf '== %-12s rc=%-3s %6.1fs  %s\n' "$name" "$rc" "$(echo "$(date +%s.%N) - $t0" | bc)" \
+  printf '== %-12s rc=%-3s %6.1fs  %s\n' "$name" "$rc" "$(awk "BEGIN{print $(date +%s.%N) - $t0}")" \
     "$(grep -E 'passed, .* failed|ERROR SUMMARY|RACECHECK SUMMARY|parity:' "$OUT/$name.log" | tail -3 | tr '\n' ' ')"
   [ $rc -ne 0 ] && grep -E 'FAIL|MISMATCH|error' "$OUT/$name.log" | head -8
   return $rc
