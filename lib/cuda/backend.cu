@@ -23,6 +23,8 @@
 
 #include "cuda/common.cuh"
 
+static unsigned table_metrics(void);
+
 /* ------------------------------------------------------------ errors */
 
 int eqc_fail(EqCuda *cuda, cudaError_t e, const char *what, const char *file, int line)
@@ -203,7 +205,7 @@ fail:
 extern "C" unsigned eq_cuda_metrics(const EqCuda *cuda)
 {
     (void)cuda;
-    return EQC_DEVICE_METRICS;
+    return table_metrics();
 }
 
 extern "C" int eq_cuda_set_sum_mode(EqCuda *cuda, int mode)
@@ -366,22 +368,27 @@ static void device_views(const EqFrame *f, EqcFrame *out)
 typedef int (*EqcLaunchFn)(EqCuda *, const EqcFrame *, const EqcFrame *, cudaStream_t);
 typedef int (*EqcFinishFn)(EqCuda *, const EqFrame *, const EqcResults *, EqScores *);
 
+/* The metrics the device scores, each with its kernels (one file each). */
 static const struct {
     unsigned metric;
     EqcLaunchFn launch;
     EqcFinishFn finish;
 } metric_table[] = {
     { EQ_METRIC_PSNR, eqc_psnr_launch, eqc_psnr_finish },
-#if EQC_DEVICE_METRICS & EQ_METRIC_SSIM
     { EQ_METRIC_SSIM, eqc_ssim_launch, eqc_ssim_finish },
-#endif
-#if EQC_DEVICE_METRICS & EQ_METRIC_MS_SSIM
     { EQ_METRIC_MS_SSIM, eqc_ms_ssim_launch, eqc_ms_ssim_finish },
-#endif
-#if EQC_DEVICE_METRICS & EQ_METRIC_SSIMULACRA2
-    { EQ_METRIC_SSIMULACRA2, eqc_ssimulacra2_launch, eqc_ssimulacra2_finish },
-#endif
 };
+#define N_DEVICE_METRICS (sizeof(metric_table) / sizeof(metric_table[0]))
+
+/* What eq_cuda_metrics() claims (the scorer sends the
+ * rest to the CPU). It must be exactly the table's metrics. */
+static unsigned table_metrics(void)
+{
+    unsigned m = 0;
+    for (size_t k = 0; k < N_DEVICE_METRICS; k++)
+        m |= metric_table[k].metric;
+    return m;
+}
 
 static void fail_metrics(EqScores *out, unsigned metrics, int err)
 {
@@ -402,7 +409,7 @@ static int run_metrics(EqCuda *cuda, const EqcFrame *ref, const EqcFrame *dist,
 
     cuda->table_next = 0;
     EQC_CHECK(cuda, EQC_SITE_OTHER, cudaMemsetAsync(cuda->dres, 0, sizeof(EqcResults), stream));
-    for (size_t k = 0; k < sizeof(metric_table) / sizeof(metric_table[0]); k++) {
+    for (size_t k = 0; k < N_DEVICE_METRICS; k++) {
         if (!(metrics & metric_table[k].metric))
             continue;
         err = metric_table[k].launch(cuda, ref, dist, stream);
@@ -425,7 +432,7 @@ static int run_metrics(EqCuda *cuda, const EqcFrame *ref, const EqcFrame *dist,
                               cudaMemcpyDeviceToHost, stream));
     EQC_CHECK(cuda, EQC_SITE_OTHER, cudaStreamSynchronize(stream));
 
-    for (size_t k = 0; k < sizeof(metric_table) / sizeof(metric_table[0]); k++) {
+    for (size_t k = 0; k < N_DEVICE_METRICS; k++) {
         unsigned m = metric_table[k].metric;
         if (!(launched & m))
             continue;
@@ -455,7 +462,7 @@ extern "C" int eq_cuda_score(EqCuda *cuda, const EqFrame *ref, const EqFrame *di
     EqcFrame dref, ddist;
     int err = 0;
 
-    metrics &= EQC_DEVICE_METRICS;
+    metrics &= table_metrics();
     if (!metrics)
         return 0;
     EQC_CHECK(cuda, EQC_SITE_OTHER, cudaSetDevice(cuda->device));
@@ -473,7 +480,7 @@ extern "C" int eq_cuda_score_device(EqCuda *cuda, const EqFrame *ref, const EqFr
                                     void *stream, unsigned metrics, EqScores *out)
 {
     EqcFrame dref, ddist;
-    unsigned missing = metrics & ~EQC_DEVICE_METRICS;
+    unsigned missing = metrics & ~table_metrics();
     int err = 0, first_err = 0;
 
     for (unsigned m = 1; m <= EQ_METRIC_SSIMULACRA2; m <<= 1) {
@@ -487,7 +494,7 @@ extern "C" int eq_cuda_score_device(EqCuda *cuda, const EqFrame *ref, const EqFr
         if (!first_err)
             first_err = EQ_ERR_NOT_BUILT;
     }
-    metrics &= EQC_DEVICE_METRICS;
+    metrics &= table_metrics();
     if (!metrics)
         return first_err;
     EQC_CHECK(cuda, EQC_SITE_OTHER, cudaSetDevice(cuda->device));

@@ -98,9 +98,6 @@ struct EqcSumScratch {
     long long total;
 };
 
-/* Metrics the device scores itself; the scorer sends the others to the CPU. */
-#define EQC_DEVICE_METRICS (EQ_METRIC_PSNR | EQ_METRIC_SSIM | EQ_METRIC_MS_SSIM)
-
 /* Device scratch buffers, one per use. */
 enum {
     EQC_SCRATCH_SUM_A = 0,

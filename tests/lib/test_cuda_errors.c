@@ -15,12 +15,14 @@
 #include "cuda/cuda.h"
 #include "eqtest.h"
 
-static char last_msg[1024];
+/* Every error message since the last reset, one per line. */
+static char last_msg[8192];
 static void log_cb(void *user, EqLogLevel level, const char *msg)
 {
     (void)user;
-    if (level == EQ_LOG_ERROR)
-        snprintf(last_msg, sizeof(last_msg), "%s", msg);
+    size_t n = strlen(last_msg);
+    if (level == EQ_LOG_ERROR && n + strlen(msg) + 2 < sizeof(last_msg))
+        snprintf(last_msg + n, sizeof(last_msg) - n, "%s\n", msg);
 }
 
 static void settings(EqSettings *s, EqBackend b, unsigned metrics)
