@@ -1,0 +1,114 @@
+/*
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * SSIMULACRA 2.1 as a table of stages (dav1d style): each stage has a C
+ * reference `_c`; a backend (threads here, CUDA kernels elsewhere) must give
+ * the same bits stage by stage. The per-pixel formulas live in
+ * lib/exact/ssimulacra2.h; this header fixes the planes, the loops and the
+ * order of the 108 sums.
+ *
+ * Planes are double, w x h, row stride w (no padding). Row ranges [y0, y1)
+ * (columns [x0, x1) for the vertical blur) let a caller split a stage across
+ * threads; any split gives the same bits because every output depends only
+ * on its own inputs (a blur line is one sequential recursion). The sums are
+ * the exception: each one is a sequential double sum in raster order.
+ */
+#ifndef EQ_CPU_SSIMULACRA2_H
+#define EQ_CPU_SSIMULACRA2_H
+
+#include <stddef.h>
+
+#include "internal.h"
+#include "exact/ssimulacra2.h"
+
+/* How a frame's samples become linear RGB: layout, geometry, lookup tables. */
+typedef struct EqS2Source {
+    EqPlane plane[3];       /* R, G, B or Y, Cb, Cr (GRAY: plane[0] only) */
+    int rgb;                /* 1: packed RGB, sRGB transfer */
+    int gray;               /* 1: one plane */
+    int ss_x, ss_y;         /* chroma subsampling shifts */
+    EqS2Yuv yuv;            /* matrix and range for YUV */
+    const double *srgb_lut; /* RGB: linear value of each code, 2^bitdepth entries */
+} EqS2Source;
+
+typedef struct EqS2Dsp {
+    /* Frame rows [y0, y1) to linear R, G, B planes. */
+    void (*to_linear)(const EqS2Source *src, int y0, int y1, double *r, double *g,
+                      double *b);
+    /* Output rows [y0, y1) of the 2x2 box downsampling of a w x h plane into
+     * a ((w+1)/2) x ((h+1)/2) plane (eq_s2_box4, edge samples repeated). */
+    void (*downsample)(const double *in, int w, int h, double *out, int y0, int y1);
+    /* n pixels of linear R, G, B to X', Y', B' (eq_s2_xyb). */
+    void (*xyb)(const double *r, const double *g, const double *b, double *x, double *y,
+                double *bo, size_t n);
+    /* out[i] = a[i] * b[i] (the inputs of s11, s22, s12). */
+    void (*mul)(const double *a, const double *b, double *out, size_t n);
+    /* Rows [y0, y1): the recursive blur along each row (eq_s2_rg_step). */
+    void (*blur_h)(const double *in, double *out, int w, int h, int y0, int y1);
+    /* Columns [x0, x1): the recursive blur down each column. */
+    void (*blur_v)(const double *in, double *out, int w, int h, int x0, int x1);
+    /* n pixels: ssim_d[i] = eq_s2_ssim_d, edge_d1[i] = eq_s2_edge_d1. */
+    void (*terms)(const double *x1, const double *x2, const double *mu1, const double *mu2,
+                  const double *s11, const double *s22, const double *s12, double *ssim_d,
+                  double *edge_d1, size_t n);
+    /* The six sums of one channel of one scale, each a sequential double sum
+     * over i = 0..n-1 (raster order): out[EQ_S2_SUM_*]. */
+    void (*sums)(const double *ssim_d, const double *edge_d1, size_t n, double out[6]);
+} EqS2Dsp;
+
+/* The C reference stages. */
+void eq_s2_dsp_init_c(EqS2Dsp *dsp);
+
+void eq_s2_to_linear_c(const EqS2Source *src, int y0, int y1, double *r, double *g, double *b);
+void eq_s2_downsample_c(const double *in, int w, int h, double *out, int y0, int y1);
+void eq_s2_xyb_c(const double *r, const double *g, const double *b, double *x, double *y,
+                 double *bo, size_t n);
+void eq_s2_mul_c(const double *a, const double *b, double *out, size_t n);
+void eq_s2_blur_h_c(const double *in, double *out, int w, int h, int y0, int y1);
+void eq_s2_blur_v_c(const double *in, double *out, int w, int h, int x0, int x1);
+/* Float64 check only (not the definition): the same filter as its exact
+ * 9-tap kernel in double (eq_s2_blur9); tools/ssimulacra2_f64.c. */
+void eq_s2_blur_h_f64_c(const double *in, double *out, int w, int h, int y0, int y1);
+void eq_s2_blur_v_f64_c(const double *in, double *out, int w, int h, int x0, int x1);
+void eq_s2_terms_c(const double *x1, const double *x2, const double *mu1, const double *mu2,
+                   const double *s11, const double *s22, const double *s12, double *ssim_d,
+                   double *edge_d1, size_t n);
+void eq_s2_sums_c(const double *ssim_d, const double *edge_d1, size_t n, double out[6]);
+
+/*
+ * Fills `src` for one frame: planes, colour (eq_resolve_colour), and for RGB
+ * the transfer table `lut` (2^bitdepth doubles, filled by eq_s2_srgb_lut).
+ */
+int eq_s2_source_init(EqS2Source *src, const EqSettings *settings, const EqFrame *f,
+                      const double *lut);
+/* lut[i] = eq_pm_srgb_to_linear(i / (2^bitdepth - 1)), 2^bitdepth entries. */
+void eq_s2_srgb_lut(double *lut, int bitdepth);
+
+/*
+ * Number of scales libjxl scores for a w x h image (>= 8x8): scale s > 0 is
+ * scored when scale s - 1 is at least 8x8. Fills the sizes of each scale.
+ */
+int eq_s2_scale_count(int w, int h, int widths[EQ_S2_MAX_SCALES],
+                      int heights[EQ_S2_MAX_SCALES]);
+
+/*
+ * The final score from the raw sums (host only; both backends end here):
+ * per-scale means (sum / (w h)) and 4-norms ((sum4 / (w h))^(1/4)), the 108
+ * weights, the polynomial and 100 - 10 S^0.6276... (libjxl Msssim::Score).
+ */
+double eq_s2_score_from_sums(const double sums[EQ_SSIMULACRA2_SUMS], int scales,
+                             const int widths[EQ_S2_MAX_SCALES],
+                             const int heights[EQ_S2_MAX_SCALES]);
+
+/*
+ * Scores one pair with the stages of `dsp` on up to `threads` threads:
+ * fills out->ssimulacra2, ssimulacra2_scales and ssimulacra2_sums. The
+ * frames are at least 8x8 (else EQ_ERR_TOO_SMALL, logged).
+ */
+int eq_s2_run(const EqS2Dsp *dsp, int threads, const EqLog *log, const EqS2Source *ref,
+              const EqS2Source *dist, EqScores *out);
+
+/* The 108 weights in libjxl's order (channel, scale, norm, map). */
+extern const double eq_s2_weights[108];
+
+#endif /* EQ_CPU_SSIMULACRA2_H */

@@ -1,0 +1,374 @@
+/*
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * SSIMULACRA 2.1: every per-pixel formula, shared by the C reference
+ * (lib/cpu/ssimulacra2.c) and the CUDA kernels. One text, compiled by the
+ * host compiler with -ffp-contract=off and by nvcc with --fmad=false.
+ *
+ * The definition follows libjxl tools/ssimulacra2.cc at commit
+ * aea3a06e281fdee13e04815bfbf4f4132e7f59ea, restated with fixed types (double,
+ * except the blur recursion, float as in libjxl) and a fixed order of
+ * operations (see docs/ssimulacra2.md):
+ *
+ *   linear RGB (double)  -> 2x2 box downsampling per scale, in linear RGB
+ *                        -> XYB (opsin absorbance, bias, cube root,
+ *                           MakePositiveXYB)
+ *   per channel: mu1 = G*x1, mu2 = G*x2, s11 = G*(x1*x1), s22 = G*(x2*x2),
+ *                s12 = G*(x1*x2), G libjxl's recursive Gaussian (sigma 1.5),
+ *                rows then columns, the recursion in float (see below)
+ *   per pixel:   d  = max(1 - SSIM'(mu, s), 0)          (libjxl SSIMMap)
+ *                d1 = (1 + |x2 - mu2|) / (1 + |x1 - mu1|) - 1  (EdgeDiffMap)
+ *   per scale and channel, six sequential raster-order double sums:
+ *                d, d^4, max(d1,0), max(d1,0)^4, max(-d1,0), max(-d1,0)^4
+ *
+ * Constants that libjxl writes as float literals (opsin matrix, bias,
+ * MakePositiveXYB offsets, kC2) are used at their float values, converted
+ * exactly to double: these numbers are the definition libjxl computes with.
+ */
+#ifndef EQ_EXACT_SSIMULACRA2_H
+#define EQ_EXACT_SSIMULACRA2_H
+
+#include "exact/hd.h"
+#include "exact/pmath.h"
+
+/* ------------------------------------------------------------ geometry */
+
+#define EQ_S2_MIN_SIZE 8   /* libjxl rejects smaller images */
+#define EQ_S2_MAX_SCALES 6 /* kNumScales */
+#define EQ_S2_SUMS_PER_CHANNEL 6
+
+/* Index of a sum in EqScores.ssimulacra2_sums: [scale][channel][k]. */
+enum {
+    EQ_S2_SUM_D = 0,         /* sum of d (1 - SSIM') */
+    EQ_S2_SUM_D4 = 1,        /* sum of d^4 */
+    EQ_S2_SUM_ARTIFACT = 2,  /* sum of max(d1, 0) (ringing, blockiness) */
+    EQ_S2_SUM_ARTIFACT4 = 3, /* sum of max(d1, 0)^4 */
+    EQ_S2_SUM_DETAIL = 4,    /* sum of max(-d1, 0) (blur, detail loss) */
+    EQ_S2_SUM_DETAIL4 = 5,   /* sum of max(-d1, 0)^4 */
+};
+
+EQ_HD static inline int eq_s2_sum_index(int scale, int channel, int k)
+{
+    return (scale * 3 + channel) * EQ_S2_SUMS_PER_CHANNEL + k;
+}
+
+/* ------------------------------------------------------------ downsample */
+
+/*
+ * One output of libjxl's Downsample(in, 2, 2): the four samples at
+ * (2x, 2y), (2x+1, 2y), (2x, 2y+1), (2x+1, 2y+1), coordinates clamped to the
+ * image (the last column/row repeats for odd sizes), summed in that order
+ * and multiplied by 1/4.
+ */
+EQ_HD static inline double eq_s2_box4(double a00, double a10, double a01, double a11)
+{
+    double s = a00 + a10;
+    s = s + a01;
+    s = s + a11;
+    return s * 0.25;
+}
+
+/* ------------------------------------------------------------------ XYB */
+
+/* libjxl lib/jxl/cms/opsin_params.h kOpsinAbsorbanceMatrix (float values;
+ * kM01 = 1.0f - kM02 - kM00 evaluated in float, likewise kM11, kM22). */
+#define EQ_S2_M00 0x1.3333340000000p-2  /* 0.30f */
+#define EQ_S2_M01 0x1.3e76c80000000p-1  /* 1 - 0.078f - 0.30f */
+#define EQ_S2_M02 0x1.3f7cee0000000p-4  /* 0.078f */
+#define EQ_S2_M10 0x1.d70a3e0000000p-3  /* 0.23f */
+#define EQ_S2_M11 0x1.624dd20000000p-1  /* 1 - 0.078f - 0.23f */
+#define EQ_S2_M12 0x1.3f7cee0000000p-4  /* 0.078f */
+#define EQ_S2_M20 0x1.f287980000000p-3  /* 0.24342268924547819f */
+#define EQ_S2_M21 0x1.a35d1e0000000p-3  /* 0.20476744424496821f */
+#define EQ_S2_M22 0x1.1a86d20000000p-1  /* 1 - M20 - M21 */
+/* kOpsinAbsorbanceBias0..2 = 0.0037930732552754493f */
+#define EQ_S2_BIAS 0x1.f12a6c0000000p-9
+/* MakePositiveXYB (tools/ssimulacra2.cc): 0.55f, 14.f, 0.42f, 0.01f */
+#define EQ_S2_POS_B 0x1.19999a0000000p-1
+#define EQ_S2_POS_XMUL 14.0
+#define EQ_S2_POS_X 0x1.ae147a0000000p-2
+#define EQ_S2_POS_Y 0x1.47ae140000000p-7
+
+/*
+ * Linear RGB (nominally [0, 1]) to libjxl's XYB, then MakePositiveXYB.
+ *   m_k = M_k0 r + M_k1 g + M_k2 b + bias, added as M_k0 r + (M_k1 g + (M_k2 b
+ *         + bias)) (libjxl's MulAdd nesting, here without fusing);
+ *         clamped at 0 (ZeroIfNegative);
+ *   c_k = cbrt(m_k) - cbrt(bias);
+ *   X = 0.5 (c_0 - c_1), Y = 0.5 (c_0 + c_1), B = c_2;
+ *   B' = (B - Y) + 0.55, X' = 14 X + 0.42, Y' = Y + 0.01.
+ * cbrt is eq_pm_cbrt; its domain [2^-24, 8] holds m_k for r, g, b in [0, 1].
+ */
+EQ_HD static inline void eq_s2_xyb(double r, double g, double b, double *ox, double *oy,
+                                   double *ob)
+{
+    double m0 = EQ_S2_M02 * b + EQ_S2_BIAS;
+    m0 = EQ_S2_M01 * g + m0;
+    m0 = EQ_S2_M00 * r + m0;
+    double m1 = EQ_S2_M12 * b + EQ_S2_BIAS;
+    m1 = EQ_S2_M11 * g + m1;
+    m1 = EQ_S2_M10 * r + m1;
+    double m2 = EQ_S2_M22 * b + EQ_S2_BIAS;
+    m2 = EQ_S2_M21 * g + m2;
+    m2 = EQ_S2_M20 * r + m2;
+    m0 = m0 < 0.0 ? 0.0 : m0;
+    m1 = m1 < 0.0 ? 0.0 : m1;
+    m2 = m2 < 0.0 ? 0.0 : m2;
+
+    double cb = eq_pm_cbrt(EQ_S2_BIAS);
+    double c0 = eq_pm_cbrt(m0) - cb;
+    double c1 = eq_pm_cbrt(m1) - cb;
+    double c2 = eq_pm_cbrt(m2) - cb;
+    double x = 0.5 * (c0 - c1);
+    double y = 0.5 * (c0 + c1);
+    *ob = (c2 - y) + EQ_S2_POS_B;
+    *ox = x * EQ_S2_POS_XMUL + EQ_S2_POS_X;
+    *oy = y + EQ_S2_POS_Y;
+}
+
+/* ----------------------------------------------------------------- blur */
+
+/*
+ * The blur is libjxl's recursive Gaussian (tools/gauss_blur.cc,
+ * CreateRecursiveGaussian(1.5), FastGaussian): Charalampidis' truncated-cosine
+ * filter, radius N = 5, as three second-order recursions (k = 1, 3, 5),
+ * equation (35) of the paper, with zero padding outside the image:
+ *     s      = in[n - N - 1] + in[n + N - 1]      (0 outside [0, len))
+ *     y_k[n] = n2_k s + (-(d1_k y_k[n-1]) - y_k[n-2])
+ *     out[n] = y_1[n] + (y_3[n] + y_5[n])         for n = -N+1 .. len-1,
+ * states starting at 0, output kept for n >= 0. Rows are filtered first,
+ * then columns; a line is one sequential recursion (a GPU thread per line).
+ *
+ * The recursion runs in float with libjxl's float coefficients (n2, d1 as
+ * CreateRecursiveGaussian stores them): libjxl's own blur computes in float,
+ * and its scores carry the rounding of that recursion (whose poles lie on the
+ * unit circle, so errors do not decay). docs/ssimulacra2.md measures it: the
+ * same filter in double moves photo scores up by 0.01..0.04, outside libjxl's
+ * band; in float, with this fixed scalar order (no FMA), our scores lie
+ * inside it. The input is rounded to float, the output widened to double.
+ */
+#define EQ_S2_RG_RADIUS 5
+#define EQ_S2_RG_N2_1 0x1.c4fa84p-5f   /* 0.0552952364 */
+#define EQ_S2_RG_N2_3 -0x1.e1fd7ap-5f  /* -0.0588366874 */
+#define EQ_S2_RG_N2_5 0x1.a8894ap-7f   /* 0.0129558193 */
+#define EQ_S2_RG_D1_1 -0x1.e6f0e2p+0f  /* -2 cos(pi/10) */
+#define EQ_S2_RG_D1_3 -0x1.2cf23p+0f   /* -2 cos(3 pi/10) */
+#define EQ_S2_RG_D1_5 -0x1.1a6264p-53f /* -2 cos(pi/2) as libm computes it */
+
+EQ_HD static inline float eq_s2_rg_one(float n2, float d1, float s, float p, float pp)
+{
+    float a = n2 * s;
+    float b = d1 * p;
+    float c = -b - pp;
+    return a + c;
+}
+
+/*
+ * One step n of the recursion of one line. `left` = in[n - N - 1], `right` =
+ * in[n + N - 1] (0 where outside the line); p_k = y_k[n-1], pp_k = y_k[n-2]
+ * are updated in place (all 0 at n = -N+1). Returns out[n].
+ */
+EQ_HD static inline float eq_s2_rg_step(float *p1, float *p3, float *p5, float *pp1, float *pp3,
+                                        float *pp5, float left, float right)
+{
+    float s = left + right;
+    float y1 = eq_s2_rg_one(EQ_S2_RG_N2_1, EQ_S2_RG_D1_1, s, *p1, *pp1);
+    float y3 = eq_s2_rg_one(EQ_S2_RG_N2_3, EQ_S2_RG_D1_3, s, *p3, *pp3);
+    float y5 = eq_s2_rg_one(EQ_S2_RG_N2_5, EQ_S2_RG_D1_5, s, *p5, *pp5);
+    *pp1 = *p1;
+    *pp3 = *p3;
+    *pp5 = *p5;
+    *p1 = y1;
+    *p3 = y3;
+    *p5 = y5;
+    return y1 + (y3 + y5);
+}
+
+/*
+ * Float64 check only (tools/ssimulacra2_f64.c, not the scorer): the filter
+ * the recursion implements, evaluated exactly as its 9-tap kernel
+ *     h(t) = sum_k beta_k cos(omega_k t), |t| <= 4 (h(+-5) = 0),
+ * taps from libjxl's formulas in 60-digit arithmetic, rounded to double.
+ */
+#define EQ_S2_H0 0x1.0ef8d5c79cdb1p-2 /* 0.264621105488198663950... */
+#define EQ_S2_H1 0x1.b413e7d88b734p-3 /* 0.212928592010422362416... */
+#define EQ_S2_H2 0x1.bfd672a600a90p-4 /* 0.109335372777460418772... */
+#define EQ_S2_H3 0x1.2700c7f8017b8p-5 /* 0.036011114658364318129... */
+#define EQ_S2_H4 0x1.347d70ed6fe4dp-7 /* 0.009414367809653568709... */
+
+EQ_HD static inline double eq_s2_blur9(double p4, double p3, double p2, double p1, double c,
+                                       double q1, double q2, double q3, double q4)
+{
+    double acc = EQ_S2_H4 * (p4 + q4);
+    acc = acc + EQ_S2_H3 * (p3 + q3);
+    acc = acc + EQ_S2_H2 * (p2 + q2);
+    acc = acc + EQ_S2_H1 * (p1 + q1);
+    acc = acc + EQ_S2_H0 * c;
+    return acc;
+}
+
+/* ---------------------------------------------------------------- terms */
+
+/* kC2 = 0.0009f (tools/ssimulacra2.cc) */
+#define EQ_S2_C2 0x1.d7dbf40000000p-11
+
+/*
+ * libjxl SSIMMap, one pixel, in double:
+ *   num_m   = 1 - (mu1 - mu2)^2
+ *   num_s   = 2 (s12 - mu1 mu2) + C2
+ *   denom_s = (s11 - mu1^2) + (s22 - mu2^2) + C2
+ *   d       = max(1 - num_m num_s / denom_s, 0)
+ * For x1 == x2 everywhere, num_s and denom_s are the same double (a + a ==
+ * 2 a), so d == 0 exactly.
+ */
+EQ_HD static inline double eq_s2_ssim_d(double mu1, double mu2, double s11, double s22,
+                                        double s12)
+{
+    double mu11 = mu1 * mu1;
+    double mu22 = mu2 * mu2;
+    double mu12 = mu1 * mu2;
+    double dm = mu1 - mu2;
+    double num_m = 1.0 - dm * dm;
+    double num_s = 2.0 * (s12 - mu12) + EQ_S2_C2;
+    double denom_s = (s11 - mu11) + (s22 - mu22);
+    denom_s = denom_s + EQ_S2_C2;
+    double d = 1.0 - (num_m * num_s) / denom_s;
+    return d > 0.0 ? d : 0.0;
+}
+
+/*
+ * libjxl EdgeDiffMap, one pixel, in double:
+ *   d1 = (1 + |x2 - mu2|) / (1 + |x1 - mu1|) - 1
+ * d1 > 0: the distorted image has an edge where the original is smooth
+ * (artifact); d1 < 0: the original has an edge the distorted lost (detail).
+ */
+EQ_HD static inline double eq_s2_edge_d1(double x1, double mu1, double x2, double mu2)
+{
+    double e1 = x1 - mu1;
+    double e2 = x2 - mu2;
+    e1 = e1 < 0.0 ? -e1 : e1;
+    e2 = e2 < 0.0 ? -e2 : e2;
+    return (1.0 + e2) / (1.0 + e1) - 1.0;
+}
+
+/* libjxl quartic(): x *= x; x *= x. */
+EQ_HD static inline double eq_s2_quartic(double x)
+{
+    double x2 = x * x;
+    return x2 * x2;
+}
+
+EQ_HD static inline double eq_s2_artifact(double d1)
+{
+    return d1 > 0.0 ? d1 : 0.0;
+}
+
+EQ_HD static inline double eq_s2_detail(double d1)
+{
+    double n = -d1;
+    return n > 0.0 ? n : 0.0;
+}
+
+/* ----------------------------------------------------------- YUV to RGB */
+
+/*
+ * Y'CbCr (integer samples, any bit depth 8..16) to non-linear R'G'B' in
+ * [0, 1] (clamped), by matrix and range:
+ *   limited: y = (Y - 16 k) / (219 k), c = (C - 128 k) / (224 k), k = 2^(bd-8)
+ *   full:    y = Y / (2^bd - 1),       c = (C - 2^(bd-1)) / (2^bd - 1)
+ *   R = y + 2 (1 - Kr) cr
+ *   G = (y - 2 Kb (1 - Kb) / Kg cb) - 2 Kr (1 - Kr) / Kg cr
+ *   B = y + 2 (1 - Kb) cb
+ * Kr, Kb: BT.601 0.299, 0.114; BT.709 0.2126, 0.0722; BT.2020 0.2627, 0.0593.
+ * Chroma arrives already upsampled (see eq_s2_chroma_*), possibly fractional.
+ */
+typedef struct EqS2Yuv {
+    double y_off, y_div; /* y = (Y - y_off) / y_div */
+    double c_off, c_div; /* c = (C - c_off) / c_div */
+    double cr_r, cb_g, cr_g, cb_b;
+} EqS2Yuv;
+
+/* matrix: 0 BT.601, 1 BT.709, 2 BT.2020 NC; full: 0 limited, 1 full. */
+EQ_HD static inline EqS2Yuv eq_s2_yuv_setup(int matrix, int full, int bitdepth)
+{
+    EqS2Yuv p;
+    double kr = matrix == 0 ? 0.299 : matrix == 2 ? 0.2627 : 0.2126;
+    double kb = matrix == 0 ? 0.114 : matrix == 2 ? 0.0593 : 0.0722;
+    double kg = (1.0 - kr) - kb;
+    double k = (double)(1 << (bitdepth - 8));
+    double maxv = (double)((1 << bitdepth) - 1);
+    if (full) {
+        p.y_off = 0.0;
+        p.y_div = maxv;
+        p.c_off = (double)(1 << (bitdepth - 1));
+        p.c_div = maxv;
+    } else {
+        p.y_off = 16.0 * k;
+        p.y_div = 219.0 * k;
+        p.c_off = 128.0 * k;
+        p.c_div = 224.0 * k;
+    }
+    p.cr_r = 2.0 * (1.0 - kr);
+    p.cb_b = 2.0 * (1.0 - kb);
+    p.cb_g = 2.0 * kb * (1.0 - kb) / kg;
+    p.cr_g = 2.0 * kr * (1.0 - kr) / kg;
+    return p;
+}
+
+EQ_HD static inline double eq_s2_clamp01(double v)
+{
+    v = v < 0.0 ? 0.0 : v;
+    return v > 1.0 ? 1.0 : v;
+}
+
+/* Y, Cb, Cr in sample units (Cb, Cr may be fractional after upsampling) to
+ * linear R, G, B through eq_pm_srgb_to_linear. */
+EQ_HD static inline void eq_s2_yuv_to_linear(const EqS2Yuv *p, double Y, double Cb, double Cr,
+                                             double *r, double *g, double *b)
+{
+    double y = (Y - p->y_off) / p->y_div;
+    double cb = (Cb - p->c_off) / p->c_div;
+    double cr = (Cr - p->c_off) / p->c_div;
+    double rr = y + p->cr_r * cr;
+    double gg = y - p->cb_g * cb;
+    gg = gg - p->cr_g * cr;
+    double bb = y + p->cb_b * cb;
+    *r = eq_pm_srgb_to_linear(eq_s2_clamp01(rr));
+    *g = eq_pm_srgb_to_linear(eq_s2_clamp01(gg));
+    *b = eq_pm_srgb_to_linear(eq_s2_clamp01(bb));
+}
+
+/* Grey: R = G = B = y. */
+EQ_HD static inline double eq_s2_gray_to_linear(const EqS2Yuv *p, double Y)
+{
+    return eq_pm_srgb_to_linear(eq_s2_clamp01((Y - p->y_off) / p->y_div));
+}
+
+/*
+ * Chroma upsampling to the luma grid, bilinear with the MPEG-2 / H.264
+ * default siting (chroma_sample_loc_type 0): horizontally co-sited with the
+ * even luma columns, vertically (4:2:0) half-way between two luma rows.
+ * All weights are multiples of 1/8 of integer samples, so the result is
+ * exact in double. Neighbours outside the chroma plane are clamped to the
+ * edge.
+ *
+ * Horizontal, luma column x, chroma row values c[]:
+ *   x even: c[x/2];  x odd: (c[x/2] + c[x/2 + 1]) / 2
+ * Vertical, luma row y, chroma column values at rows j = y/2 and neighbours:
+ *   y even: (3 c[j] + c[j - 1]) / 4;  y odd: (3 c[j] + c[j + 1]) / 4
+ * The helpers take the samples as integers and return the exact value.
+ */
+EQ_HD static inline double eq_s2_chroma_h(unsigned c_here, unsigned c_next, int x_odd)
+{
+    return x_odd ? (double)(c_here + c_next) * 0.5 : (double)c_here;
+}
+
+/* 4:2:0: a, b the horizontal neighbours in chroma row j (b = a for even x),
+ * c, d the same in the vertical neighbour row (j - 1 for even y, j + 1 for
+ * odd y). Value = (3 (a + b) + (c + d)) / 8, exact. */
+EQ_HD static inline double eq_s2_chroma_hv(unsigned a, unsigned b, unsigned c, unsigned d)
+{
+    return (double)(3u * (a + b) + (c + d)) * 0.125;
+}
+
+#endif /* EQ_EXACT_SSIMULACRA2_H */
