@@ -5,7 +5,9 @@
 # a short summary on stdout.
 #
 #   tools/cuda_gpu_check.sh [steps]   steps: any of
-#       build kernels kernels-full errors parity parity-full memcheck racecheck bench bench-full
+#       build kernels kernels-full errors parity parity-full fixtures memcheck racecheck
+#       bench bench-full
+# fixtures: decoded fixture pairs in $FIX (default ../fix; see docs/cuda.md)
 #   (default: build kernels errors parity memcheck racecheck bench)
 set -u
 OUT=${OUT:-$PWD/gpu-out}
@@ -36,9 +38,22 @@ for s in $steps; do
     kernels-full) run kernels-full 400 "$B/tests/checkkernels/checkkernels" --seed "$SEED" --full ;;
     errors) run errors 60 "$B/tests/lib/test_cuda_errors" ;;
     parity) run parity 200 "$B/tests/lib/test_cuda_parity" --seed "$SEED" ;;
-    parity-full) run parity-full 500 "$B/tests/lib/test_cuda_parity" --seed "$SEED" --full ;;
+    parity-full) run parity-full 400 "$B/tests/lib/test_cuda_parity" --seed "$SEED" --full ;;
+    fixtures)
+      F=${FIX:-$PWD/../fix} G=$B/tests/lib/gen_frames T=/tmp/eqfix
+      mkdir -p $T
+      $G odd 1920 1080 1 $F/raindrops_ref.yuv $T/odd_ref.yuv && $G odd 1920 1080 2 $F/raindrops_crf30.yuv $T/odd_dist.yuv
+      $G p12 576 324 1 $F/wood_ref.yuv $T/p12_ref.yuv && $G p12 576 324 2 $F/wood_crf35.yuv $T/p12_dist.yuv
+      $G p16 640 360 1 $F/garden_ref.yuv $T/p16_ref.yuv && $G p16 640 360 2 $F/garden_blurnoise.yuv $T/p16_dist.yuv
+      run fixtures 300 "$B/tests/lib/test_cuda_parity" --raw \
+        $F/lady_ref.yuv $F/lady_crf38.yuv 576 324 420 8 $F/wood_ref.yuv $F/wood_crf35.yuv 576 324 420 10 \
+        $F/garden_ref.yuv $F/garden_blurnoise.yuv 640 360 444 8 \
+        $F/raindrops_ref.yuv $F/raindrops_crf30.yuv 1920 1080 420 8 \
+        $T/odd_ref.yuv $T/odd_dist.yuv 1921 1081 420 8 $T/p12_ref.yuv $T/p12_dist.yuv 576 324 422 12 \
+        $T/p16_ref.yuv $T/p16_dist.yuv 640 360 444 16 ;;
     memcheck) run memcheck 200 "$san" --tool memcheck --leak-check full "$B/tests/checkkernels/checkkernels" --quick --seed "$SEED" ;;
-    racecheck) run racecheck 240 "$san" --tool racecheck "$B/tests/checkkernels/checkkernels" --quick --seed "$SEED" ;;
+    racecheck) run racecheck 240 "$san" --tool racecheck "$B/tests/checkkernels/checkkernels" --quick --seed "$SEED" --only ordsum
+               run racecheck-ssim 240 "$san" --tool racecheck "$B/tests/checkkernels/checkkernels" --quick --seed "$SEED" --only ssim ;;
     bench) run bench 240 "$B/tools/bench_cuda" --frames 100 --warmup 10; cat "$OUT/bench.log" ;;
     bench-full) run bench 400 "$B/tools/bench_cuda" --frames 200 --warmup 20 --threads 4; cat "$OUT/bench.log" ;;
   esac

@@ -377,6 +377,7 @@ static const struct {
     { EQ_METRIC_PSNR, eqc_psnr_launch, eqc_psnr_finish },
     { EQ_METRIC_SSIM, eqc_ssim_launch, eqc_ssim_finish },
     { EQ_METRIC_MS_SSIM, eqc_ms_ssim_launch, eqc_ms_ssim_finish },
+    { EQ_METRIC_SSIMULACRA2, eqc_ssimulacra2_launch, eqc_ssimulacra2_finish },
 };
 #define N_DEVICE_METRICS (sizeof(metric_table) / sizeof(metric_table[0]))
 

@@ -79,6 +79,19 @@ struct EqcSumDesc {
     long long n;
     long long stride;
     int out;
+    int kind;        /* EQC_TERM_*: the term is a shared function of x[i] */
+};
+
+/* What a sum adds: x[i] itself, or one of SSIMULACRA2's per-pixel functions
+ * of it (lib/exact/ssimulacra2.h), formed on the fly by the engine so that
+ * six sums share two stored planes. */
+enum {
+    EQC_TERM_X = EQ_CUDA_TERM_X,
+    EQC_TERM_QUARTIC = EQ_CUDA_TERM_QUARTIC,
+    EQC_TERM_ARTIFACT = EQ_CUDA_TERM_ARTIFACT,
+    EQC_TERM_ARTIFACT4 = EQ_CUDA_TERM_ARTIFACT4,
+    EQC_TERM_DETAIL = EQ_CUDA_TERM_DETAIL,
+    EQC_TERM_DETAIL4 = EQ_CUDA_TERM_DETAIL4,
 };
 
 struct EqcSumTable {
@@ -104,6 +117,7 @@ enum {
     EQC_SCRATCH_SUM_B,
     EQC_SCRATCH_SSIM,
     EQC_SCRATCH_MS_SSIM,
+    EQC_SCRATCH_S2,
     EQC_SCRATCH_STAGE,
     EQC_SCRATCH_COUNT
 };
@@ -206,5 +220,9 @@ int eqc_ms_ssim_launch(EqCuda *cuda, const EqcFrame *ref, const EqcFrame *dist,
                        cudaStream_t stream);
 int eqc_ms_ssim_finish(EqCuda *cuda, const EqFrame *ref, const EqcResults *res,
                        EqScores *out);
+int eqc_ssimulacra2_launch(EqCuda *cuda, const EqcFrame *ref, const EqcFrame *dist,
+                           cudaStream_t stream);
+int eqc_ssimulacra2_finish(EqCuda *cuda, const EqFrame *ref, const EqcResults *res,
+                           EqScores *out);
 
 #endif /* EQ_CUDA_COMMON_CUH */

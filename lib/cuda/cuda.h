@@ -71,6 +71,18 @@ int eq_cuda_stage_ms_ssim_lpf(EqCuda *cuda, const float *src, int w, int h, floa
 int eq_cuda_stage_ssim_terms(EqCuda *cuda, const float *ref, const float *dist, int w, int h,
                              double *l, double *c, double *s, double *lcs);
 
+/* SSIMULACRA2 stages (lib/cpu/ssimulacra2.h's C stages are the
+ * references). to_linear: 6 planes of w x h (ref R, G, B, dist R, G, B);
+ * downsample: one plane into (w+1)/2 x (h+1)/2; xyb: 3 planes of n in, 3
+ * out; blur_terms: one channel's x1, x2 (w x h) to its d and d1 planes
+ * (the five blurs, then eq_s2_ssim_d and eq_s2_edge_d1). */
+int eq_cuda_stage_s2_to_linear(EqCuda *cuda, const EqFrame *ref, const EqFrame *dist,
+                               double *lin);
+int eq_cuda_stage_s2_downsample(EqCuda *cuda, const double *in, int w, int h, double *out);
+int eq_cuda_stage_s2_xyb(EqCuda *cuda, const double *lin, size_t n, double *xyb);
+int eq_cuda_stage_s2_blur_terms(EqCuda *cuda, const double *x1, const double *x2, int w, int h,
+                                double *d, double *d1);
+
 /* The ordered-sum engine on `ncases` sums in one launch, as a metric uses
  * it. Terms are host arrays read as x[i * stride]. sums[i] gets sum i (in
  * the scorer's sum mode); with `partials`, every chunk's intermediate
@@ -81,7 +93,18 @@ typedef struct EqCudaSumCase {
     const double *x;
     size_t n;
     ptrdiff_t stride;
+    int kind; /* EQ_CUDA_TERM_*: what is added for x[i] */
 } EqCudaSumCase;
+
+/* Terms the engine forms from x[i] (lib/exact/ssimulacra2.h functions). */
+enum {
+    EQ_CUDA_TERM_X = 0,     /* x[i] */
+    EQ_CUDA_TERM_QUARTIC,   /* eq_s2_quartic(x[i]) */
+    EQ_CUDA_TERM_ARTIFACT,  /* eq_s2_artifact(x[i]) */
+    EQ_CUDA_TERM_ARTIFACT4, /* eq_s2_quartic(eq_s2_artifact(x[i])) */
+    EQ_CUDA_TERM_DETAIL,    /* eq_s2_detail(x[i]) */
+    EQ_CUDA_TERM_DETAIL4,   /* eq_s2_quartic(eq_s2_detail(x[i])) */
+};
 
 typedef struct EqCudaSumPartials {
     double *chunk_sum;

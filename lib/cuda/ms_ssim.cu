@@ -119,7 +119,7 @@ int eqc_ms_ssim_launch(EqCuda *cuda, const EqcFrame *ref, const EqcFrame *dist,
             return err;
         for (int i = 0; i < 3; i++)
             desc[3 * k + i] = (EqcSumDesc){ t + i * nw, (long long)nw, 1,
-                                            EQC_RES_MS_SSIM + 3 * k + i };
+                                            EQC_RES_MS_SSIM + 3 * k + i, EQC_TERM_X };
         t += 3 * nw;
     }
     return eqc_sums_launch(cuda, desc, 3 * EQ_MS_SSIM_SCALES, cuda->dres->sums, stream);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cuda/ordsum.cuh"
+#include "exact/ssimulacra2.h"
 
 /* The sum a global chunk index belongs to (binary search of the offsets). */
 static __device__ __forceinline__ int sum_of_chunk(const EqcSumTable *t, long long g)
@@ -23,6 +24,18 @@ static __device__ __forceinline__ int sum_of_chunk(const EqcSumTable *t, long lo
     return lo;
 }
 
+static __device__ __forceinline__ double term_of(int kind, double x)
+{
+    switch (kind) {
+    case EQC_TERM_QUARTIC: return eq_s2_quartic(x);
+    case EQC_TERM_ARTIFACT: return eq_s2_artifact(x);
+    case EQC_TERM_ARTIFACT4: return eq_s2_quartic(eq_s2_artifact(x));
+    case EQC_TERM_DETAIL: return eq_s2_detail(x);
+    case EQC_TERM_DETAIL4: return eq_s2_quartic(eq_s2_detail(x));
+    default: return x;
+    }
+}
+
 static __device__ __forceinline__ void load_terms(const EqcSumDesc &d, long long c,
                                                   double v[EQC_ORD_TPL], int *nt)
 {
@@ -32,7 +45,7 @@ static __device__ __forceinline__ void load_terms(const EqcSumDesc &d, long long
         long long i = i0 + j;
         v[j] = 0.0;
         if (i < d.n) {
-            v[j] = d.x[i * d.stride];
+            v[j] = term_of(d.kind, d.x[i * d.stride]);
             k++;
         }
     }
@@ -55,8 +68,9 @@ ord_chunk_sums_kernel(const EqcSumTable *t, double *chunk_sum)
 
     load_terms(d, c, v, &nt);
     double ls = 0.0;
-    for (int j = 0; j < nt; j++)
-        ls += v[j];
+    for (int j = 0; j < EQC_ORD_TPL; j++)
+        if (j < nt)
+            ls += v[j];
     /* tree inside 32 lanes, then warp pairs (64 lanes) */
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     for (int k = 1; k < 32; k *= 2) {
@@ -137,8 +151,9 @@ ord_chunk_runs_kernel(const EqcSumTable *t, const int *plan, EqOrdRun *runs)
     int nt;
     load_terms(d, c, v, &nt);
     EqOrdRun r = eq_ord_empty();
-    for (int j = 0; j < nt; j++)
-        r = eq_ord_compose(r, eq_ord_term(v[j], e));
+    for (int j = 0; j < EQC_ORD_TPL; j++)
+        if (j < nt)
+            r = eq_ord_compose(r, eq_ord_term(v[j], e));
     r = eqc_block_tree(r, sh);
     if (threadIdx.x == 0)
         runs[g] = r;
@@ -388,6 +403,7 @@ extern "C" int eq_cuda_stage_ordsum(EqCuda *cuda, const EqCudaSumCase *cases, in
         desc[i].n = (long long)cases[i].n;
         desc[i].stride = cases[i].stride;
         desc[i].out = i;
+        desc[i].kind = cases[i].kind;
         off += len;
     }
     cuda->table_next = 0;

@@ -151,8 +151,9 @@ static __device__ double eqc_block_exact_add(double s, const double v[EQC_ORD_TP
         const int e = eq_ord_binade(s);
         if (e == EQ_ORD_NONE) {
             /* s is zero, subnormal, infinite or NaN: one plain add. */
-            if (pos >= t0 && pos < t0 + EQC_ORD_TPL)
-                sh->s = s + v[pos - t0];
+            for (int j = 0; j < EQC_ORD_TPL; j++)
+                if (pos == t0 + j)
+                    sh->s = s + v[j];
             __syncthreads();
             s = sh->s;
             pos++;
@@ -187,7 +188,12 @@ static __device__ double eqc_block_exact_add(double s, const double v[EQC_ORD_TP
         const int k = sh->k;
         /* The prefix up to k - 1 passes: apply it. */
         if (k > pos && k - 1 >= t0 && k - 1 < t0 + EQC_ORD_TPL) {
-            EqOrdRun p = eq_ord_compose(excl, pre[k - 1 - t0]);
+            /* pre[] by compile-time index only (no local memory) */
+            EqOrdRun q = pre[0];
+            for (int j = 1; j < EQC_ORD_TPL; j++)
+                if (j == k - 1 - t0)
+                    q = pre[j];
+            EqOrdRun p = eq_ord_compose(excl, q);
             double t = s;
             eq_ord_apply(&t, &p, e);
             sh->s = t;
@@ -198,8 +204,9 @@ static __device__ double eqc_block_exact_add(double s, const double v[EQC_ORD_TP
         __syncthreads();
         if (k < count) {
             /* Term k leaves the binade (or poisons the run): the loop's add. */
-            if (k >= t0 && k < t0 + EQC_ORD_TPL)
-                sh->s = s + v[k - t0];
+            for (int j = 0; j < EQC_ORD_TPL; j++)
+                if (k == t0 + j)
+                    sh->s = s + v[j];
             __syncthreads();
             s = sh->s;
             __syncthreads();

@@ -231,7 +231,7 @@ int eqc_ssim_launch(EqCuda *cuda, const EqcFrame *ref, const EqcFrame *dist,
         return err;
     EqcSumDesc desc[4];
     for (int i = 0; i < 4; i++)
-        desc[i] = (EqcSumDesc){ terms + i * nwin, (long long)nwin, 1, EQC_RES_SSIM + i };
+        desc[i] = (EqcSumDesc){ terms + i * nwin, (long long)nwin, 1, EQC_RES_SSIM + i, EQC_TERM_X };
     return eqc_sums_launch(cuda, desc, 4, cuda->dres->sums, stream);
 }
 

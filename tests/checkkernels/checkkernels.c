@@ -26,6 +26,7 @@ static const struct {
     { "ordsum", ck_ordsum },
     { "psnr", ck_psnr },
     { "ssim", ck_ssim },
+    { "ssimulacra2", ck_ssimulacra2 },
 };
 
 int main(int argc, char **argv)

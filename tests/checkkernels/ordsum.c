@@ -76,7 +76,7 @@ void ck_ordsum(CkContext *ck)
             for (size_t i = 0; i < n; i++)
                 mem[nc][i * (size_t)stride] = tmp[i];
             free(tmp);
-            cases[nc] = (EqCudaSumCase){ mem[nc], n, stride };
+            cases[nc] = (EqCudaSumCase){ mem[nc], n, stride, EQ_CUDA_TERM_X };
             chunks += eq_cuda_stage_ordsum_chunks(n);
             nc++;
         }

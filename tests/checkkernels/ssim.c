@@ -152,7 +152,7 @@ static void check_size(CkContext *ck, const FgFormat *fmt, int w, int h, uint64_
         }
         EqSsimSums want = { 0, 0, 0, 0 };
         eq_ssim_frame_sums_c(l, c, s, lcs, (int)nw, &want);
-        EqCudaSumCase cases[4] = { { l, nw, 1 }, { c, nw, 1 }, { sw, nw, 1 }, { lcs, nw, 1 } };
+        EqCudaSumCase cases[4] = { { l, nw, 1, 0 }, { c, nw, 1, 0 }, { sw, nw, 1, 0 }, { lcs, nw, 1, 0 } };
         double got[4];
         for (int run = 0; run < 2; run++) {
             int err = eq_cuda_stage_ordsum(ck->cuda, cases, 4, 0, got, NULL);

@@ -9,6 +9,11 @@
  * sizes, through host frames and (every few frames) device frames.
  *
  *   test_cuda_parity [--full] [--seed N] [--frames-scale K]
+ *   test_cuda_parity --raw REF.yuv DIST.yuv W H SUB BITDEPTH [...]
+ *
+ * --raw scores decoded fixture pairs (planar yuv, SUB 420/422/444, 16-bit
+ * little-endian samples above 8 bits; tests/lib/run_fixture.sh makes them)
+ * every frame on both backends; several pairs may follow one another.
  *
  * The default is a small run for CI-sized machines; --full runs more than
  * 2000 frame pairs. Without a GPU it exits 77 (skipped).
@@ -163,10 +168,58 @@ static const Plan plans[] = {
     { 176, 176, 100, 2 }, { 577, 323, 24, 1 },    { 1921, 1081, 3, 0 }, { 3840, 2160, 1, 0 },
 };
 
+/* Scores every frame of a raw planar pair on both backends. */
+static int raw_pair(EqScorer *cpu, EqScorer *gpu, const char *rp, const char *dp, int w, int h,
+                    int sub, int bd)
+{
+    FgFormat fmt = { "raw", sub == 444 ? EQ_LAYOUT_YUV444P
+                            : sub == 422 ? EQ_LAYOUT_YUV422P : EQ_LAYOUT_YUV420P, bd, 0 };
+    FILE *fr = fopen(rp, "rb"), *fd = fopen(dp, "rb");
+    FgFrame r, d;
+    int frames = 0;
+    if (!fr || !fd || fg_alloc(&r, &fmt, w, h, 0) < 0 || fg_alloc(&d, &fmt, w, h, 0) < 0) {
+        printf("cannot read %s / %s\n", rp, dp);
+        return -1;
+    }
+    long mism_before = n_mismatch;
+    for (;;) {
+        int ok = 1;
+        for (int i = 0; i < 3 && ok; i++) {
+            int spp, bw, bh;
+            fg_buffer_geometry(&r.f, i, &spp, &bw, &bh);
+            size_t n = (size_t)r.f.stride[i] * bh;
+            ok = fread(r.mem[i], 1, n, fr) == n && fread(d.mem[i], 1, n, fd) == n;
+        }
+        if (!ok)
+            break;
+        EqScores c, g;
+        char what[160];
+        snprintf(what, sizeof(what), "%s frame %d", rp, frames);
+        int ec = eq_scorer_score(cpu, &r.f, &d.f, &c);
+        int eg = eq_scorer_score(gpu, &r.f, &d.f, &g);
+        n_values++;
+        if (ec != eg)
+            report(what, "return value", ec, eg);
+        compare(what, &c, &g, 0);
+        if (frames == 0)
+            printf("    %s frame 0: psnr_y %.17g ssim %.17g ms_ssim %.17g ssimulacra2 %.17g\n",
+                   rp, g.psnr_y, g.ssim, g.ms_ssim, g.ssimulacra2);
+        frames++;
+        n_frames++;
+    }
+    printf("  fixture %s: %d frames %dx%d %d-bit %d, %ld mismatches\n", rp, frames, w, h, bd,
+           sub, n_mismatch - mism_before);
+    fclose(fr);
+    fclose(fd);
+    fg_free(&r);
+    fg_free(&d);
+    return frames;
+}
+
 int main(int argc, char **argv)
 {
     uint64_t seed = (uint64_t)time(NULL);
-    int full = 0;
+    int full = 0, raw_first = 0;
     double scale = 1.0;
     char why[256];
 
@@ -177,6 +230,10 @@ int main(int argc, char **argv)
             seed = strtoull(argv[++i], NULL, 0);
         else if (!strcmp(argv[i], "--frames-scale") && i + 1 < argc)
             scale = atof(argv[++i]);
+        else if (!strcmp(argv[i], "--raw")) {
+            raw_first = i + 1;
+            break;
+        }
         else {
             fprintf(stderr, "usage: %s [--full] [--seed N] [--frames-scale K]\n", argv[0]);
             return 2;
@@ -202,6 +259,19 @@ int main(int argc, char **argv)
     metrics_on_device = eq_cuda_metrics(gpu->cuda);
     printf("parity: seed %llu, %s, device metrics 0x%x\n", (unsigned long long)seed,
            full ? "full" : "ci", metrics_on_device);
+
+    if (raw_first) {
+        for (int i = raw_first; i + 5 < argc; i += 6)
+            if (raw_pair(cpu, gpu, argv[i], argv[i + 1], atoi(argv[i + 2]), atoi(argv[i + 3]),
+                         atoi(argv[i + 4]), atoi(argv[i + 5])) <= 0)
+                n_mismatch++;
+        eq_scorer_close(&gpu);
+        eq_scorer_close(&cpu);
+        printf("parity: %ld fixture frames, %ld values compared, %ld mismatches\n", n_frames,
+               n_values, n_mismatch);
+        printf("%ld passed, %ld failed\n", n_values - n_mismatch, n_mismatch);
+        return n_mismatch ? 1 : 0;
+    }
 
     uint64_t rng = seed;
     for (size_t p = 0; p < sizeof(plans) / sizeof(plans[0]); p++) {
