@@ -8,7 +8,7 @@
  * page-locked).
  *
  *   bench_cuda [--frames N] [--warmup N] [--sizes 576x324,1920x1080,3840x2160]
- *              [--metrics psnr,ssim,ms_ssim,ssimulacra2] [--threads N]
+ *              [--metrics psnr,ssim,ms_ssim,ssimulacra2] [--threads N] [--profile]
  *
  * Frames rotate among 4 seeded pairs so that the L2 cache does not hold
  * the input. Device-input times are CUDA events on the caller's stream
@@ -194,7 +194,7 @@ static void *thread_main(void *v)
 
 int main(int argc, char **argv)
 {
-    int frames = 200, warmup = 20, threads = 0;
+    int frames = 200, warmup = 20, threads = 0, profile = 0;
     const char *sizes = "576x324,1920x1080,3840x2160";
     const char *mlist = "psnr,ssim,ms_ssim,ssimulacra2";
     char why[256];
@@ -210,6 +210,8 @@ int main(int argc, char **argv)
             mlist = argv[++i];
         else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
             threads = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--profile"))
+            profile = 1; /* device input, exact sums only: for ncu */
         else {
             fprintf(stderr, "usage: %s [--frames N] [--warmup N] [--sizes WxH,...] "
                             "[--metrics a,b] [--threads N]\n", argv[0]);
@@ -249,6 +251,13 @@ int main(int argc, char **argv)
                 return 1;
             if (!(eq_cuda_metrics(sc->cuda) & m)) {
                 printf("%-10s %-12s (not on the device yet)\n", sv, eq_metric_name(m));
+                eq_scorer_close(&sc);
+                continue;
+            }
+            if (profile) {
+                double ev = 0;
+                double ms = run_config(sc, p, IN_DEVICE, warmup, frames, &ev);
+                printf("%-10s %-12s profile: %.4f ms\n", sv, eq_metric_name(m), ms);
                 eq_scorer_close(&sc);
                 continue;
             }

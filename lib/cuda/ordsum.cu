@@ -56,7 +56,7 @@ static __device__ __forceinline__ void load_terms(const EqcSumDesc &d, long long
  * lanes in order over their terms, the ordered tree inside each group of
  * 64 lanes, the groups in order. */
 __global__ void __launch_bounds__(EQC_ORD_LANES)
-ord_chunk_sums_kernel(const EqcSumTable *t, double *chunk_sum)
+ord_chunk_sums_kernel(const EqcSumTable *t, double *chunk_sum, unsigned char *zero)
 {
     __shared__ double group[EQC_ORD_LANES / 64 * 2];
     const long long g = blockIdx.x;
@@ -68,9 +68,13 @@ ord_chunk_sums_kernel(const EqcSumTable *t, double *chunk_sum)
 
     load_terms(d, c, v, &nt);
     double ls = 0.0;
+    int nonzero = 0;
     for (int j = 0; j < EQC_ORD_TPL; j++)
-        if (j < nt)
+        if (j < nt) {
             ls += v[j];
+            nonzero |= v[j] != 0.0;
+        }
+    nonzero = __syncthreads_or(nonzero);
     /* tree inside 32 lanes, then warp pairs (64 lanes) */
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     for (int k = 1; k < 32; k *= 2) {
@@ -86,6 +90,7 @@ ord_chunk_sums_kernel(const EqcSumTable *t, double *chunk_sum)
         for (int w = 0; w < EQC_ORD_WARPS; w += 2)
             acc += group[w] + group[w + 1];
         chunk_sum[g] = acc;
+        zero[g] = !nonzero;
     }
 }
 
@@ -227,6 +232,7 @@ struct WalkShared {
     EqOrdRun seg[WALK_BATCH];
     int plan[WALK_BATCH];
     int seg_len[WALK_BATCH];
+    unsigned char zero[WALK_BATCH];
     double s;
     long long next;
     EqcExactShared ex;
@@ -237,7 +243,8 @@ struct WalkShared {
  * whole block. */
 __global__ void __launch_bounds__(EQC_ORD_LANES)
 ord_walk_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs,
-                const EqOrdRun *seg, const int *seg_len, double *out, int none_plan)
+                const EqOrdRun *seg, const int *seg_len, const unsigned char *zero, double *out,
+                int none_plan)
 {
     __shared__ WalkShared sh;
     const int s = blockIdx.x;
@@ -250,6 +257,7 @@ ord_walk_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs,
         for (int i = threadIdx.x; i < nb; i += blockDim.x) {
             sh.plan[i] = none_plan ? EQ_ORD_NONE : plan[off + base + i];
             sh.seg_len[i] = none_plan ? 0 : seg_len[off + base + i];
+            sh.zero[i] = none_plan ? 0 : zero[off + base + i];
             sh.run[i] = runs[off + base + i];
             if (sh.seg_len[i] > 1)
                 sh.seg[i] = seg[off + base + i];
@@ -266,10 +274,13 @@ ord_walk_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs,
                         k += len;
                         continue;
                     }
-                    /* the segment failed: its chunks one by one */
+                    /* the segment failed: its chunks one by one; a zero
+                     * chunk leaves a finite s (never -0.0) as it is */
                     int end = k + (len > 1 ? len : 1);
-                    while (k < end && sh.plan[k] != EQ_ORD_NONE &&
-                           eq_ord_apply(&x, &sh.run[k], sh.plan[k]))
+                    const int finite = ((eq_ord_bits(x) >> 52) & 0x7ff) != 0x7ff;
+                    while (k < end && ((sh.zero[k] && finite) ||
+                                       (sh.plan[k] != EQ_ORD_NONE &&
+                                        eq_ord_apply(&x, &sh.run[k], sh.plan[k]))))
                         k++;
                     if (k < end)
                         break; /* chunk k fails its check */
@@ -333,7 +344,8 @@ int eqc_sums_launch(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double *do
     ht->chunk_off[nsums] = total;
     ht->group_off[nsums] = groups;
 
-    const size_t need = (size_t)total * (sizeof(double) + 2 * sizeof(int) + 2 * sizeof(EqOrdRun));
+    const size_t need =
+        (size_t)total * (sizeof(double) + 2 * sizeof(int) + 2 * sizeof(EqOrdRun) + 1);
     if ((err = eqc_buf_reserve(cuda, &cuda->scratch[EQC_SCRATCH_SUM_A], need)) < 0)
         return err;
     {
@@ -343,11 +355,13 @@ int eqc_sums_launch(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double *do
         double *chunk_sum = (double *)(seg + total);
         int *plan = (int *)(chunk_sum + total);
         int *seg_len = plan + total;
+        unsigned char *zero = (unsigned char *)(seg_len + total);
         cuda->last_sums = (EqcSumScratch){ chunk_sum, plan, runs, seg, seg_len, total };
 
         EQC_CHECK(cuda, EQC_SITE_COPY,
                   cudaMemcpyAsync(dt, ht, sizeof(*ht), cudaMemcpyHostToDevice, stream));
-        ord_chunk_sums_kernel<<<(unsigned)total, EQC_ORD_LANES, 0, stream>>>(dt, chunk_sum);
+        ord_chunk_sums_kernel<<<(unsigned)total, EQC_ORD_LANES, 0, stream>>>(dt, chunk_sum,
+                                                                              zero);
         EQC_CHECK_LAUNCH(cuda, "ord_chunk_sums_kernel");
         const int tree = cuda->sum_mode == EQ_CUDA_SUM_TREE;
         ord_plan_kernel<<<nsums, EQC_ORD_LANES, 0, stream>>>(dt, chunk_sum, plan, dout, tree);
@@ -359,8 +373,8 @@ int eqc_sums_launch(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double *do
         ord_segments_kernel<<<(unsigned)groups, EQC_ORD_SEG, 0, stream>>>(dt, plan, runs, seg,
                                                                           seg_len);
         EQC_CHECK_LAUNCH(cuda, "ord_segments_kernel");
-        ord_walk_kernel<<<nsums, EQC_ORD_LANES, 0, stream>>>(dt, plan, runs, seg, seg_len, dout,
-                                                            cuda->walk_none_plan);
+        ord_walk_kernel<<<nsums, EQC_ORD_LANES, 0, stream>>>(dt, plan, runs, seg, seg_len, zero,
+                                                            dout, cuda->walk_none_plan);
         EQC_CHECK_LAUNCH(cuda, "ord_walk_kernel");
     }
     return 0;

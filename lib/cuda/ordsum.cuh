@@ -38,8 +38,17 @@
  * bits by the shared proof), then the term k is added with the plain double
  * add (the loop's own operation), and the scan repeats from k + 1 under the
  * new binade. Each binade crossing costs one block scan, not a sequence of
- * dependent adds. While s is zero, subnormal or not finite, terms are added
- * one by one.
+ * dependent adds. While s is +0.0, zero terms leave it so and the first
+ * non-zero term x makes it x (one block reduction for the whole stretch);
+ * while s is -0.0, subnormal or not finite, terms are added one by one.
+ *
+ * Zero chunks: chunk_sums also records whether every term of a chunk is
+ * zero (of either sign). Adding such a chunk leaves any finite s other than
+ * -0.0 unchanged (s + 0 == s; +0.0 + -0.0 == +0.0), and s is never -0.0
+ * (it starts at +0.0, and a rounded sum is -0.0 only when both operands
+ * are), so the walk steps over zero chunks without looking at their terms:
+ * SSIMULACRA2's artifact and detail sums, and all sums of identical frames,
+ * are long stretches of zeros that the plan marks "term by term".
  */
 #ifndef EQ_CUDA_ORDSUM_CUH
 #define EQ_CUDA_ORDSUM_CUH
@@ -149,8 +158,34 @@ static __device__ double eqc_block_exact_add(double s, const double v[EQC_ORD_TP
 
     while (pos < count) {
         const int e = eq_ord_binade(s);
+        if (e == EQ_ORD_NONE && eq_ord_bits(s) == 0) {
+            /* s is +0.0: zero terms (of either sign) leave it +0.0, and the
+             * first non-zero term x gives +0.0 + x == x exactly. */
+            if (threadIdx.x == 0)
+                sh->k = count;
+            __syncthreads();
+            for (int j = 0; j < EQC_ORD_TPL; j++) {
+                int i = t0 + j;
+                if (i >= pos && i < count && v[j] != 0.0) {
+                    atomicMin(&sh->k, i);
+                    break;
+                }
+            }
+            __syncthreads();
+            const int k = sh->k;
+            if (k < count)
+                for (int j = 0; j < EQC_ORD_TPL; j++)
+                    if (k == t0 + j)
+                        sh->s = s + v[j];
+            __syncthreads();
+            if (k < count)
+                s = sh->s;
+            pos = k + 1;
+            __syncthreads();
+            continue;
+        }
         if (e == EQ_ORD_NONE) {
-            /* s is zero, subnormal, infinite or NaN: one plain add. */
+            /* s is -0.0, subnormal, infinite or NaN: one plain add. */
             for (int j = 0; j < EQC_ORD_TPL; j++)
                 if (pos == t0 + j)
                     sh->s = s + v[j];

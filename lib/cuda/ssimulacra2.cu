@@ -13,14 +13,15 @@
  *               chosen as eq_s2_to_linear_c chooses them)
  *   downsample  one thread per output (eq_s2_box4, edges repeated)
  *   xyb         one thread per pixel of both frames (eq_s2_xyb)
- *   blur_h      one thread per row and channel: the five recursions (mu1,
- *               mu2, s11, s22, s12) of eq_s2_rg_step side by side, the
- *               products x1 x1, x2 x2, x1 x2 formed in double and rounded to
- *               float as blur_h rounds its input. Outputs are floats (the C
- *               stage stores the same floats widened to double).
- *   blur_v      one thread per column and channel: the five recursions down
- *   + terms     the column, and at each row the pixel's terms (eq_s2_ssim_d,
- *               eq_s2_edge_d1) from the blurred values widened to double.
+ *   blur_h      one warp per 32 rows of one map (mu1, mu2, s11, s22, s12)
+ *               of one channel, a lane per row running eq_s2_rg_step; its
+ *               inputs (the products x1 x1, x2 x2, x1 x2 formed in double
+ *               and rounded to float, as eq_s2_blur_h_c reads them) staged
+ *               in shared memory 32 steps at a time. Outputs are floats (the
+ *               C stage stores the same floats widened to double).
+ *   blur_v      one thread per column, map and channel, down the column.
+ *   terms       one thread per pixel: eq_s2_ssim_d and eq_s2_edge_d1 from
+ *               the blurred values widened to double.
  *   sums        the ordered-sum engine, all 108 sums in one launch; four of
  *               each channel's six are functions of the stored d1 (and one of
  *               d) formed on the fly (EQC_TERM_*), as eq_s2_sums_c forms them.
@@ -111,86 +112,129 @@ __global__ void s2_xyb_kernel(const double *lin, double *xyb, size_t n)
     eq_s2_xyb(l[i], l[n + i], l[2 * n + i], &o[i], &o[n + i], &o[2 * n + i]);
 }
 
-/* The five recursions of eq_s2_rg_step side by side. */
-struct S2Rec {
-    float p1[5], p3[5], p5[5], pp1[5], pp3[5], pp5[5];
-};
-
-/* Rows: thread (y, c) filters row y of channel c for the five maps:
- * 0 mu1 = G x1, 1 mu2 = G x2, 2 s11 = G x1 x1, 3 s22 = G x2 x2, 4 s12 = G x1 x2.
- * tmp: 5 float planes per channel, [c][m]. */
-__global__ void s2_blur_h_kernel(const double *xyb, int w, int h, float *tmp)
+/* The input of blur map m at one pixel: 0 mu1 <- x1, 1 mu2 <- x2,
+ * 2 s11 <- x1 x1, 3 s22 <- x2 x2, 4 s12 <- x1 x2 (products in double, as
+ * eq_s2_mul_c forms them), rounded to float as eq_s2_blur_h_c reads them. */
+static __device__ __forceinline__ float blur_input(int m, double a, double b)
 {
-    const int y = blockIdx.x * blockDim.x + threadIdx.x, c = blockIdx.y;
-    if (y >= h)
-        return;
-    const size_t n = (size_t)w * h;
-    const double *x1 = xyb + (size_t)c * n + (size_t)y * w;
-    const double *x2 = xyb + (size_t)(3 + c) * n + (size_t)y * w;
-    float *out = tmp + (size_t)c * 5 * n + (size_t)y * w;
-    const int N = EQ_S2_RG_RADIUS;
-    S2Rec r;
-    for (int m = 0; m < 5; m++)
-        r.p1[m] = r.p3[m] = r.p5[m] = r.pp1[m] = r.pp3[m] = r.pp5[m] = 0.0f;
-    for (int k = -N + 1; k < w; k++) {
-        const int l = k - N - 1, rr = k + N - 1;
-        float L[5], R[5];
-        if (l >= 0) {
-            const double a = x1[l], b = x2[l];
-            L[0] = (float)a, L[1] = (float)b;
-            L[2] = (float)(a * a), L[3] = (float)(b * b), L[4] = (float)(a * b);
-        } else {
-            L[0] = L[1] = L[2] = L[3] = L[4] = 0.0f;
-        }
-        if (rr < w) {
-            const double a = x1[rr], b = x2[rr];
-            R[0] = (float)a, R[1] = (float)b;
-            R[2] = (float)(a * a), R[3] = (float)(b * b), R[4] = (float)(a * b);
-        } else {
-            R[0] = R[1] = R[2] = R[3] = R[4] = 0.0f;
-        }
-        for (int m = 0; m < 5; m++) {
-            float v = eq_s2_rg_step(&r.p1[m], &r.p3[m], &r.p5[m], &r.pp1[m], &r.pp3[m],
-                                    &r.pp5[m], L[m], R[m]);
-            if (k >= 0)
-                out[(size_t)m * n + k] = v;
-        }
+    switch (m) {
+    case 0: return (float)a;
+    case 1: return (float)b;
+    case 2: return (float)(a * a);
+    case 3: return (float)(b * b);
+    default: return (float)(a * b);
     }
 }
 
-/* Columns: thread (x, c) filters column x of the five maps of channel c and
- * forms each pixel's terms as soon as its five blurred values are known. */
-__global__ void s2_blur_v_terms_kernel(const double *xyb, const float *tmp, int w, int h,
-                                       double *d, double *d1)
+#define S2_TILE 32
+
+/* Rows: one warp per 32 rows of one map of one channel; lane = row. The
+ * inputs of 32 steps (columns k0-6 .. k0+35) are staged in shared memory
+ * with coalesced loads, each lane runs its row's recursion over them
+ * (eq_s2_rg_step, left = in[k-6], right = in[k+4], 0 outside the row), and
+ * the 32 outputs per row leave through shared memory with coalesced
+ * stores. tmp: float plane (c * 5 + m). */
+__global__ void __launch_bounds__(32)
+s2_blur_h_kernel(const double *xyb, int w, int h, float *tmp)
 {
-    const int x = blockIdx.x * blockDim.x + threadIdx.x, c = blockIdx.y;
+    __shared__ float in[S2_TILE][S2_TILE + 11];
+    __shared__ float out[S2_TILE][S2_TILE + 1];
+    const int lane = threadIdx.x, y0 = blockIdx.x * S2_TILE, m = blockIdx.y, c = blockIdx.z;
+    const size_t n = (size_t)w * h;
+    const double *x1 = xyb + (size_t)c * n, *x2 = xyb + (size_t)(3 + c) * n;
+    float *o = tmp + (size_t)(c * 5 + m) * n;
+    const int N = EQ_S2_RG_RADIUS;
+    float p1 = 0.0f, p3 = 0.0f, p5 = 0.0f, pp1 = 0.0f, pp3 = 0.0f, pp5 = 0.0f;
+
+    for (int k0 = -N + 1; k0 < w; k0 += S2_TILE) {
+        for (int r = 0; r < S2_TILE; r++) {
+            const int y = y0 + r;
+            for (int q = lane; q < S2_TILE + 2 * N; q += 32) {
+                const int col = k0 - N - 1 + q;
+                float v = 0.0f;
+                if (y < h && col >= 0 && col < w) {
+                    const size_t i = (size_t)y * w + col;
+                    v = blur_input(m, x1[i], x2[i]);
+                }
+                in[r][q] = v;
+            }
+        }
+        __syncwarp();
+        for (int j = 0; j < S2_TILE; j++) {
+            /* step k = k0 + j: left = in[k - N - 1] (q = j), right =
+             * in[k + N - 1] (q = j + 2N) */
+            float v = eq_s2_rg_step(&p1, &p3, &p5, &pp1, &pp3, &pp5, in[lane][j],
+                                    in[lane][j + 2 * N]);
+            out[lane][j] = v;
+        }
+        __syncwarp();
+        for (int r = 0; r < S2_TILE; r++) {
+            const int y = y0 + r, k = k0 + lane;
+            if (y < h && k >= 0 && k < w)
+                o[(size_t)y * w + k] = out[r][lane];
+        }
+        __syncwarp();
+    }
+}
+
+/* Columns: thread (x, m, c) runs map m of channel c down column x; loads
+ * are coalesced across the threads of a row. */
+__global__ void __launch_bounds__(64)
+s2_blur_v_kernel(const float *tmp, int w, int h, float *blurred)
+{
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, m = blockIdx.y, c = blockIdx.z;
     if (x >= w)
         return;
     const size_t n = (size_t)w * h;
-    const double *x1 = xyb + (size_t)c * n;
-    const double *x2 = xyb + (size_t)(3 + c) * n;
-    const float *in = tmp + (size_t)c * 5 * n;
-    double *od = d + (size_t)c * n, *od1 = d1 + (size_t)c * n;
+    const float *in = tmp + (size_t)(c * 5 + m) * n + x;
+    float *o = blurred + (size_t)(c * 5 + m) * n + x;
     const int N = EQ_S2_RG_RADIUS;
-    S2Rec r;
-    for (int m = 0; m < 5; m++)
-        r.p1[m] = r.p3[m] = r.p5[m] = r.pp1[m] = r.pp3[m] = r.pp5[m] = 0.0f;
+    float p1 = 0.0f, p3 = 0.0f, p5 = 0.0f, pp1 = 0.0f, pp3 = 0.0f, pp5 = 0.0f;
+#pragma unroll 4
     for (int k = -N + 1; k < h; k++) {
-        const int l = k - N - 1, rr = k + N - 1;
-        float v[5];
-        for (int m = 0; m < 5; m++) {
-            const float left = l >= 0 ? in[(size_t)m * n + (size_t)l * w + x] : 0.0f;
-            const float right = rr < h ? in[(size_t)m * n + (size_t)rr * w + x] : 0.0f;
-            v[m] = eq_s2_rg_step(&r.p1[m], &r.p3[m], &r.p5[m], &r.pp1[m], &r.pp3[m],
-                                 &r.pp5[m], left, right);
-        }
-        if (k >= 0) {
-            const size_t i = (size_t)k * w + x;
-            const double mu1 = v[0], mu2 = v[1];
-            od[i] = eq_s2_ssim_d(mu1, mu2, (double)v[2], (double)v[3], (double)v[4]);
-            od1[i] = eq_s2_edge_d1(x1[i], mu1, x2[i], mu2);
-        }
+        const int l = k - N - 1, r = k + N - 1;
+        const float left = l >= 0 ? in[(size_t)l * w] : 0.0f;
+        const float right = r < h ? in[(size_t)r * w] : 0.0f;
+        const float v = eq_s2_rg_step(&p1, &p3, &p5, &pp1, &pp3, &pp5, left, right);
+        if (k >= 0)
+            o[(size_t)k * w] = v;
     }
+}
+
+/* Per pixel of channel c: the terms from the five blurred maps (floats,
+ * widened to double as the C stage stores them). */
+__global__ void s2_terms_kernel(const double *xyb, const float *blurred, size_t n, double *d,
+                                double *d1)
+{
+    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const int c = blockIdx.y;
+    if (i >= n)
+        return;
+    const float *b = blurred + (size_t)c * 5 * n;
+    const double mu1 = b[i], mu2 = b[n + i];
+    d[(size_t)c * n + i] = eq_s2_ssim_d(mu1, mu2, (double)b[2 * n + i], (double)b[3 * n + i],
+                                        (double)b[4 * n + i]);
+    d1[(size_t)c * n + i] = eq_s2_edge_d1(xyb[(size_t)c * n + i], mu1,
+                                          xyb[(size_t)(3 + c) * n + i], mu2);
+}
+
+/* The three blur-and-terms kernels for `nch` channels of one scale. */
+static int s2_blur_terms(EqCuda *cuda, const double *xyb, int w, int h, int nch, float *tmp,
+                         float *blurred, double *d, double *d1, cudaStream_t stream)
+{
+    int err = 0;
+    const size_t n = (size_t)w * h;
+    s2_blur_h_kernel<<<dim3(eqc_blocks((size_t)h, S2_TILE), 5, nch), 32, 0, stream>>>(xyb, w, h,
+                                                                                     tmp);
+    EQC_CHECK_LAUNCH(cuda, "s2_blur_h_kernel");
+    s2_blur_v_kernel<<<dim3(eqc_blocks((size_t)w, 64), 5, nch), 64, 0, stream>>>(tmp, w, h,
+                                                                               blurred);
+    EQC_CHECK_LAUNCH(cuda, "s2_blur_v_kernel");
+    s2_terms_kernel<<<dim3(eqc_blocks(n, 256), nch), 256, 0, stream>>>(xyb, blurred, n, d, d1);
+    EQC_CHECK_LAUNCH(cuda, "s2_terms_kernel");
+    return 0;
+fail:
+    return err;
 }
 
 static int s2_source(EqCuda *cuda, const EqcFrame *f, S2Src *s)
@@ -238,7 +282,7 @@ int eqc_ssimulacra2_launch(EqCuda *cuda, const EqcFrame *ref, const EqcFrame *di
     for (int s = 0; s < scales; s++)
         nterms += (size_t)widths[s] * heights[s];
     const size_t bytes = sizeof(double) * (12 * n0 + 6 * nq + 6 * nterms) +
-                         sizeof(float) * 15 * n0;
+                         sizeof(float) * 30 * n0;
     if ((err = eqc_buf_reserve(cuda, &cuda->scratch[EQC_SCRATCH_S2], bytes)) < 0)
         return err;
     double *lin = (double *)cuda->scratch[EQC_SCRATCH_S2].ptr;
@@ -272,13 +316,9 @@ int eqc_ssimulacra2_launch(EqCuda *cuda, const EqcFrame *ref, const EqcFrame *di
             dim3 gx(eqc_blocks(n, 256), 2);
             s2_xyb_kernel<<<gx, 256, 0, stream>>>(cur, xyb, n);
             EQC_CHECK_LAUNCH(cuda, "s2_xyb_kernel");
-            dim3 gh(eqc_blocks((size_t)h, 32), 3);
-            s2_blur_h_kernel<<<gh, 32, 0, stream>>>(xyb, w, h, tmp);
-            EQC_CHECK_LAUNCH(cuda, "s2_blur_h_kernel");
             double *d = t, *d1 = t + 3 * n;
-            dim3 gv(eqc_blocks((size_t)w, 32), 3);
-            s2_blur_v_terms_kernel<<<gv, 32, 0, stream>>>(xyb, tmp, w, h, d, d1);
-            EQC_CHECK_LAUNCH(cuda, "s2_blur_v_terms_kernel");
+            if ((err = s2_blur_terms(cuda, xyb, w, h, 3, tmp, tmp + 15 * n0, d, d1, stream)) < 0)
+                return err;
             for (int c = 0; c < 3; c++) {
                 static const int kinds[6] = { EQC_TERM_X,        EQC_TERM_QUARTIC,
                                               EQC_TERM_ARTIFACT, EQC_TERM_ARTIFACT4,
@@ -397,7 +437,7 @@ extern "C" int eq_cuda_stage_s2_blur_terms(EqCuda *cuda, const double *x1, const
     const size_t n = (size_t)w * h;
     /* xyb layout of one channel: x1 in plane 0, x2 in plane 3 */
     int err = eqc_buf_reserve(cuda, &cuda->scratch[EQC_SCRATCH_STAGE],
-                              8 * n * 8 + 5 * n * sizeof(float));
+                              8 * n * 8 + 10 * n * sizeof(float));
     if (err < 0)
         return err;
     {
@@ -407,12 +447,8 @@ extern "C" int eq_cuda_stage_s2_blur_terms(EqCuda *cuda, const double *x1, const
         STAGE_COPY(xyb, x1, n * 8, cudaMemcpyHostToDevice);
         STAGE_COPY(xyb + 3 * n, x2, n * 8, cudaMemcpyHostToDevice);
         EQC_CHECK(cuda, EQC_SITE_OTHER, cudaMemsetAsync(od, 0xff, 2 * n * 8, cuda->stream));
-        s2_blur_h_kernel<<<dim3(eqc_blocks((size_t)h, 32), 1), 32, 0, cuda->stream>>>(xyb, w, h,
-                                                                                    tmp);
-        EQC_CHECK_LAUNCH(cuda, "s2_blur_h_kernel");
-        s2_blur_v_terms_kernel<<<dim3(eqc_blocks((size_t)w, 32), 1), 32, 0, cuda->stream>>>(
-            xyb, tmp, w, h, od, od1);
-        EQC_CHECK_LAUNCH(cuda, "s2_blur_v_terms_kernel");
+        if ((err = s2_blur_terms(cuda, xyb, w, h, 1, tmp, tmp + 5 * n, od, od1, cuda->stream)) < 0)
+            goto fail;
         STAGE_COPY(d, od, n * 8, cudaMemcpyDeviceToHost);
         STAGE_COPY(d1, od1, n * 8, cudaMemcpyDeviceToHost);
     }

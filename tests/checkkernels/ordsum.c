@@ -21,7 +21,7 @@ static double uniform(uint64_t *rng)
     return (double)(fg_splitmix(rng) >> 11) * 0x1p-53;
 }
 
-/* Ten kinds of terms; see the table in ck_ordsum. */
+/* Thirteen kinds of terms. */
 static void fill(double *x, size_t n, int kind, uint64_t *rng)
 {
     for (size_t i = 0; i < n; i++) {
@@ -36,7 +36,11 @@ static void fill(double *x, size_t n, int kind, uint64_t *rng)
         case 6: v = (fg_splitmix(rng) % 3) ? ldexp(u, -1060) : 0.0; break; /* subnormals */
         case 7: v = u * 1.1 - 0.1; break;                                  /* SSIM-like */
         case 8: v = i == 0 ? 1e12 : u * 1e-3; break;                       /* huge head */
-        default: v = (i & 1) ? -x[i - 1] : ldexp(u, (int)(i % 20)); break; /* cancellation */
+        case 10: v = i < n * 3 / 5 ? ((i & 1) ? -0.0 : 0.0) : u; break;   /* zeros first */
+        case 11: v = 0.0; break;                                           /* all zero */
+        case 12: v = (i / 3000) % 2 ? u * 1e-9 : 0.0; break;               /* zero stretches */
+        case 9: v = (i & 1) ? -x[i - 1] : ldexp(u, (int)(i % 20)); break; /* cancellation */
+        default: v = u; break;
         }
         x[i] = v;
     }
@@ -58,7 +62,7 @@ void ck_ordsum(CkContext *ck)
     const EqOrdLayout *lay = &eq_ordsum_default_layout;
     long plan_diff = 0, plan_total = 0;
 
-    for (int kind = 0; kind < 10; kind++) {
+    for (int kind = 0; kind < 13; kind++) {
         /* all sizes of one kind in one launch, with strides 1 and 3 */
         EqCudaSumCase cases[16];
         double *mem[16];
