@@ -56,17 +56,18 @@ for s in $steps; do
                run racecheck-ssim 240 "$san" --tool racecheck "$B/tests/checkkernels/checkkernels" --quick --seed "$SEED" --only ssim ;;
     bench) run bench 240 "$B/tools/bench_cuda" --frames 100 --warmup 10; cat "$OUT/bench.log" ;;
     profile) run profile 300 ncu --clock-control none --metrics gpu__time_duration.sum --csv \
-               "$B/tools/bench_cuda" --sizes 3840x2160 --metrics ssim,ms_ssim,ssimulacra2 --frames 1 --warmup 1 --profile
+               "$B/tools/bench_cuda" --sizes 3840x2160 --metrics ssim,ms_ssim,ssimulacra2 --frames 1 --warmup 0 --profile
              python3 - "$OUT/profile.log" <<'PY'
 import csv, sys, collections
 rows = [r for r in csv.reader(open(sys.argv[1])) if len(r) > 10]
 hdr = rows[0]; ki = hdr.index("Kernel Name"); vi = hdr.index("Metric Value")
+ui = hdr.index("Metric Unit"); print("  unit:", rows[1][ui] if len(rows) > 1 else "?")
 tot = collections.OrderedDict()
 for r in rows[1:]:
     k = r[ki].split("(")[0]
     tot[k] = tot.get(k, 0.0) + float(r[vi].replace(",", ""))
 for k, v in sorted(tot.items(), key=lambda x: -x[1]):
-    print("  %-40s %10.1f us" % (k, v / 1000.0))
+    print("  %-40s %12.1f" % (k, v))
 PY
              ;;
     bench-full) run bench 400 "$B/tools/bench_cuda" --frames 200 --warmup 20 --threads 4; cat "$OUT/bench.log" ;;
