@@ -9,8 +9,9 @@
  * the frame it was given, so it never holds frame n+1 while frame n is being
  * scored, and nothing can overlap across frames inside the library. What the
  * synchronous API allows is overlap inside a frame: planes are staged into
- * pinned memory one at a time, and each plane's asynchronous upload runs
- * while the host stages the next one; when the caller's buffers are already
+ * pinned memory one at a time (their rows split across up to 8 host
+ * threads), and each plane's asynchronous upload runs while the host stages
+ * the next one; when the caller's buffers are already
  * page-locked (cudaHostAlloc / cudaHostRegister) they are copied directly
  * with no staging. A caller that wants frame n+1's upload to overlap frame
  * n's kernels uploads into its own device buffers on its own stream and
@@ -20,8 +21,12 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cuda/common.cuh"
+extern "C" {
+#include "cpu/pool.h"
+}
 
 static unsigned table_metrics(void);
 
@@ -128,6 +133,7 @@ extern "C" void eq_cuda_close(EqCuda **pcuda)
         cudaFree(cuda->dres);
     if (cuda->luma_done)
         cudaEventDestroy(cuda->luma_done);
+    eq_pool_close(&cuda->stage_pool);
     if (cuda->stream)
         cudaStreamDestroy(cuda->stream);
     (void)cudaGetLastError();
@@ -191,6 +197,13 @@ extern "C" int eq_cuda_open(EqCuda **out, const EqSettings *settings, const EqLo
         }
         if (cuda->sm_count <= 0)
             cuda->sm_count = 16;
+    }
+    {
+        /* Host threads that copy pageable frames into pinned staging. */
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        int threads = cores > 8 ? 8 : cores > 1 ? (int)cores : 1;
+        if (threads > 1 && eq_pool_open(&cuda->stage_pool, threads) < 0)
+            cuda->stage_pool = NULL; /* staging on the calling thread */
     }
     *out = cuda;
     return 0;
@@ -267,6 +280,34 @@ static void frame_views(const EqFrame *f, uint8_t *const base[3], const size_t p
     }
 }
 
+/* Copying pageable rows into pinned staging, split in bands of rows. */
+typedef struct StageJob {
+    int n;                  /* buffers (1 or 2) */
+    const uint8_t *src[2];
+    ptrdiff_t sstride[2];
+    uint8_t *dst[2];
+    size_t row, pitch;
+    int rows, bands;
+} StageJob;
+
+static void stage_rows(void *ctx, int job, int worker)
+{
+    StageJob *j = (StageJob *)ctx;
+    (void)worker;
+    const int b = job / j->n, k = job % j->n;
+    const int y0 = (int)((int64_t)j->rows * b / j->bands);
+    const int y1 = (int)((int64_t)j->rows * (b + 1) / j->bands);
+    if ((size_t)j->sstride[k] == j->pitch) {
+        if (y1 > y0)
+            memcpy(j->dst[k] + (size_t)y0 * j->pitch, j->src[k] + (size_t)y0 * j->pitch,
+                   j->pitch * (size_t)(y1 - y0 - 1) + j->row);
+        return;
+    }
+    for (int y = y0; y < y1; y++)
+        memcpy(j->dst[k] + (size_t)y * j->pitch, j->src[k] + (ptrdiff_t)y * j->sstride[k],
+               j->row);
+}
+
 static int host_is_pinned(const void *ptr)
 {
     cudaPointerAttributes a;
@@ -318,11 +359,16 @@ int eqc_upload_pair(EqCuda *cuda, const EqFrame *ref, const EqFrame *dist, EqcFr
     {
         uint8_t *stage = (uint8_t *)cuda->pinned;
         for (int i = 0; i < nbuf; i++) {
+            StageJob job;
+            int staged[2] = { 0, 0 };
+            uint8_t *dst[2] = { NULL, NULL };
+            memset(&job, 0, sizeof(job));
+            job.row = row[i];
+            job.rows = rows[i];
+            job.pitch = pitch[i];
             for (int f = 0; f < 2; f++) {
                 const uint8_t *src = (const uint8_t *)fr[f]->data[i];
-                ptrdiff_t sstride = fr[f]->stride[i];
-                if (rows[i] == 1)
-                    sstride = (ptrdiff_t)row[i];
+                ptrdiff_t sstride = rows[i] == 1 ? (ptrdiff_t)row[i] : fr[f]->stride[i];
                 if (host_is_pinned(src)) {
                     EQC_CHECK(cuda, EQC_SITE_COPY,
                               cudaMemcpy2DAsync(base[f][i], pitch[i], src, (size_t)sstride,
@@ -330,18 +376,31 @@ int eqc_upload_pair(EqCuda *cuda, const EqFrame *ref, const EqFrame *dist, EqcFr
                                                 cuda->stream));
                     continue;
                 }
-                if ((size_t)sstride == pitch[i]) {
-                    memcpy(stage, src, pitch[i] * (rows[i] - 1) + row[i]);
-                } else {
-                    for (int y = 0; y < rows[i]; y++)
-                        memcpy(stage + (size_t)y * pitch[i], src + (ptrdiff_t)y * sstride,
-                               row[i]);
-                }
-                EQC_CHECK(cuda, EQC_SITE_COPY,
-                          cudaMemcpyAsync(base[f][i], stage, pitch[i] * rows[i],
-                                          cudaMemcpyHostToDevice, cuda->stream));
+                job.src[job.n] = src;
+                job.sstride[job.n] = sstride;
+                job.dst[job.n] = stage;
+                job.n++;
+                staged[f] = 1;
+                dst[f] = stage;
                 stage += pitch[i] * rows[i];
             }
+            if (job.n) {
+                /* the rows of both frames in bands, on the staging threads */
+                int bands = cuda->stage_pool ? 4 * eq_pool_threads(cuda->stage_pool) : 1;
+                if (bands > rows[i])
+                    bands = rows[i];
+                job.bands = bands;
+                if (cuda->stage_pool && bands > 1)
+                    eq_pool_run(cuda->stage_pool, job.n * bands, stage_rows, &job);
+                else
+                    for (int k = 0; k < job.n * bands; k++)
+                        stage_rows(&job, k, 0);
+            }
+            for (int f = 0; f < 2; f++)
+                if (staged[f])
+                    EQC_CHECK(cuda, EQC_SITE_COPY,
+                              cudaMemcpyAsync(base[f][i], dst[f], pitch[i] * rows[i],
+                                              cudaMemcpyHostToDevice, cuda->stream));
         }
     }
     frame_views(ref, base[0], pitch, dref);

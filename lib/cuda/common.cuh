@@ -140,6 +140,7 @@ struct EqCuda {
 
     EqcBuf frame[2][3];   /* uploaded planes of ref and dist */
     void *pinned;         /* pinned staging for host frames */
+    struct EqPool *stage_pool; /* host threads that fill the staging */
     size_t pinned_cap;
 
     EqcBuf scratch[EQC_SCRATCH_COUNT];
