@@ -113,7 +113,7 @@ int eq_cpu_ms_ssim(EqCpu *cpu, const EqFrame *ref, const EqFrame *dist, EqScores
     eq_cpu_luma_to_float(cpu, dist, st->dist[0]);
     for (int k = 1; k < EQ_MS_SSIM_SCALES; k++) {
         DecimateJob j;
-        eq_ssim_dsp_init_c(&j.dsp);
+        eq_ssim_dsp_init(&j.dsp);
         j.src[0] = st->ref[k - 1];
         j.src[1] = st->dist[k - 1];
         j.dst[0] = st->ref[k];

@@ -26,7 +26,7 @@ void eq_psnr_row_terms_c(const EqPlane *ref, const EqPlane *dist, int y, int w,
 
     if (ref->bytes == 1 && ref->step == 1 && dist->step == 1) {
         for (int x = 0; x < w; x++)
-            terms[x] = eq_psnr_term(r[x], d[x]);
+            terms[x] = eq_psnr_term8(r[x], d[x]);
     } else {
         for (int x = 0; x < w; x++)
             terms[x] = eq_psnr_term(eq_plane_sample(ref, x, y), eq_plane_sample(dist, x, y));
@@ -34,23 +34,32 @@ void eq_psnr_row_terms_c(const EqPlane *ref, const EqPlane *dist, int y, int w,
 }
 
 /* The plane's SSE: an exact integer (see lib/exact/psnr_terms.h), added here
- * row by row like libvmaf; any order gives the same value. */
+ * row by row like libvmaf (a uint32_t per 8-bit row, a uint64_t otherwise);
+ * any order gives the same value. */
 uint64_t eq_psnr_plane_sse_c(const EqPlane *ref, const EqPlane *dist, int w, int h)
 {
-    uint32_t buf[1024];
     uint64_t sse = 0;
 
     for (int y = 0; y < h; y++) {
-        for (int x0 = 0; x0 < w; x0 += 1024) {
-            int n = w - x0 < 1024 ? w - x0 : 1024;
-            EqPlane r = *ref, d = *dist;
-            r.data += (ptrdiff_t)x0 * r.step;
-            d.data += (ptrdiff_t)x0 * d.step;
-            eq_psnr_row_terms_c(&r, &d, y, n, buf);
-            uint64_t row = 0;
-            for (int x = 0; x < n; x++)
-                row += buf[x];
+        const uint8_t *r = ref->data + (ptrdiff_t)y * ref->stride;
+        const uint8_t *d = dist->data + (ptrdiff_t)y * dist->stride;
+        if (ref->bytes == 1 && ref->step == 1 && dist->step == 1) {
+            uint32_t row = 0;
+            for (int x = 0; x < w; x++)
+                row += eq_psnr_term8(r[x], d[x]);
             sse += row;
+        } else if (ref->bytes == 2 && ref->step == 2 && dist->step == 2) {
+            const int sr = ref->shift, sd = dist->shift;
+            uint64_t row = 0;
+            for (int x = 0; x < w; x++) {
+                uint32_t a = (uint32_t)(r[2 * x] | (r[2 * x + 1] << 8)) >> sr;
+                uint32_t b = (uint32_t)(d[2 * x] | (d[2 * x + 1] << 8)) >> sd;
+                row += eq_psnr_term(a, b);
+            }
+            sse += row;
+        } else {
+            for (int x = 0; x < w; x++)
+                sse += eq_psnr_term(eq_plane_sample(ref, x, y), eq_plane_sample(dist, x, y));
         }
     }
     return sse;

@@ -21,204 +21,38 @@
 #include "cpu/ssim.h"
 #include "exact/ssim_terms.h"
 
-/* ------------------------------------------------------------- stages (C) */
+/* --------------------------------------------------------------- dispatch */
 
-void eq_ssim_to_float_c(const EqPlane *p, int y, int bitdepth, float *dst)
+int eq_ssim_dsp_init_isa(EqSsimDsp *dsp, const char *isa)
 {
-    const uint8_t *row = p->data + (ptrdiff_t)y * p->stride;
-    const int w = p->width;
-
-    if (p->bytes == 1 && p->step == 1) {
-        for (int x = 0; x < w; x++)
-            dst[x] = eq_ssim_sample(row[x], bitdepth);
-    } else if (p->bytes == 2 && p->step == 2) {
-        for (int x = 0; x < w; x++) {
-            unsigned v = (unsigned)(uint16_t)(row[2 * x] | (row[2 * x + 1] << 8)) >> p->shift;
-            dst[x] = eq_ssim_sample(v, bitdepth);
-        }
-    } else {
-        for (int x = 0; x < w; x++)
-            dst[x] = eq_ssim_sample(eq_plane_sample(p, x, y), bitdepth);
+    if (!strcmp(isa, "c")) {
+        eq_ssim_dsp_init_c(dsp);
+        return 0;
     }
+#if defined(EQ_HAVE_X86_ISA)
+    __builtin_cpu_init();
+    if (!strcmp(isa, "avx2") && __builtin_cpu_supports("avx2")) {
+        eq_ssim_dsp_init_avx2(dsp);
+        return 0;
+    }
+    if (!strcmp(isa, "avx512") && __builtin_cpu_supports("avx512f")) {
+        eq_ssim_dsp_init_avx512(dsp);
+        return 0;
+    }
+#endif
+    return -1;
 }
 
-/*
- * _iqa_decimate(img, w, h, factor, box) -> _iqa_filter_pixel at (x*factor,
- * y*factor): taps v = -f/2 .. f/2 - (f even), u likewise, rows outer,
- * mirrored at the edges; kscale 1.0f.
- */
-void eq_ssim_box_decimate_c(const float *src, int w, int h, int factor, int y, float *dst)
+/* EXACTQUALITY_CPU_ISA=c|avx2|avx512 picks a variant (for tests and
+ * benchmarks); unknown or unsupported values are ignored. */
+void eq_ssim_dsp_init(EqSsimDsp *dsp)
 {
-    const int sw = eq_decimated_size(w, factor);
-    const int c = factor / 2, even = !(factor & 1);
-    const float tap = eq_ssim_box_tap(factor);
-
-    for (int x = 0; x < sw; x++) {
-        double acc = 0.0;
-        for (int v = -c; v <= c - even; v++) {
-            const float *row = src + (ptrdiff_t)eq_reflect(y * factor + v, h) * w;
-            for (int u = -c; u <= c - even; u++)
-                acc = eq_tap(acc, row[eq_reflect(x * factor + u, w)], tap);
-        }
-        dst[x] = (float)acc;
-    }
-}
-
-/*
- * One output row of MS-SSIM's decimation: _iqa_decimate(img, w, h, 2, lpf)
- * -> _iqa_filter_pixel at (2x, 2y) with the 9x9 table, v outer, u inner,
- * mirrored at the edges. Restated for vectorisation: each source row is
- * mirrored into a padded row and split into even and odd columns, so that
- * tap (v, u) of every output x reads column 2x + u from one unit-stride
- * array; every output still adds its 81 taps in table order from 0.0.
- */
-void eq_ms_ssim_lpf_decimate_c(const float *src, int w, int h, int y, float *dst)
-{
-    static const float lpf[EQ_MS_SSIM_LPF_LEN * EQ_MS_SSIM_LPF_LEN] = EQ_MS_SSIM_LPF_TAPS;
-    enum { R = EQ_MS_SSIM_LPF_LEN / 2 };
-    const int sw = eq_decimated_size(w, 2);
-    float ev[256 + R], od[256 + R];        /* even, odd padded columns */
-    double acc[256];
-
-    for (int x0 = 0; x0 < sw; x0 += 256) {
-        const int n = sw - x0 < 256 ? sw - x0 : 256;
-        for (int x = 0; x < n; x++)
-            acc[x] = 0.0;
-        for (int v = 0; v < EQ_MS_SSIM_LPF_LEN; v++) {
-            const float *row = src + (ptrdiff_t)eq_reflect(2 * y + v - R, h) * w;
-            /* padded column j <-> source column eq_reflect(2 * x0 + j - R) */
-            for (int j = 0; j < 2 * (n + R); j++) {
-                float s = row[eq_reflect(2 * x0 + j - R, w)];
-                if (j & 1)
-                    od[j >> 1] = s;
-                else
-                    ev[j >> 1] = s;
-            }
-            const float *k = lpf + v * EQ_MS_SSIM_LPF_LEN;
-            for (int t = 0; t < EQ_MS_SSIM_LPF_LEN; t++) {
-                /* column 2x + t of the padded row */
-                const float *in = ((t & 1) ? od : ev) + (t >> 1);
-                const float kt = k[t];
-                for (int x = 0; x < n; x++)
-                    acc[x] = eq_tap(acc[x], in[x], kt);
-            }
-        }
-        for (int x = 0; x < n; x++)
-            dst[x0 + x] = (float)acc[x];
-    }
-}
-
-void eq_ssim_products_c(const float *ref, const float *dist, int n, float *rr, float *dd,
-                        float *rd)
-{
-    for (int i = 0; i < n; i++) {
-        rr[i] = eq_ssim_square(ref[i]);
-        dd[i] = eq_ssim_square(dist[i]);
-        rd[i] = eq_ssim_cross(ref[i], dist[i]);
-    }
-}
-
-/* iqa/convolve.c, horizontal pass: output x takes src[x .. x+10] with taps
- * 0..10; (float)(sum * 1.0f). */
-void eq_ssim_blur_h_c(const float *src, int w, float *dst)
-{
-    static const float g[EQ_SSIM_GAUSS_LEN] = EQ_SSIM_GAUSS_TAPS;
-    const int n = w - (EQ_SSIM_GAUSS_LEN - 1);
-    double acc[256];
-
-    for (int x0 = 0; x0 < n; x0 += 256) {
-        const int m = n - x0 < 256 ? n - x0 : 256;
-        const float *s = src + x0;
-        for (int x = 0; x < m; x++)
-            acc[x] = 0.0;
-        for (int k = 0; k < EQ_SSIM_GAUSS_LEN; k++) {
-            const float gk = g[k];
-            for (int x = 0; x < m; x++)
-                acc[x] = eq_tap(acc[x], s[x + k], gk);
-        }
-        for (int x = 0; x < m; x++)
-            dst[x0 + x] = (float)acc[x];
-    }
-}
-
-/* iqa/convolve.c, vertical pass over the horizontally blurred rows. */
-void eq_ssim_blur_v_c(const float *const rows[EQ_SSIM_WINDOW], int n, float *dst)
-{
-    static const float g[EQ_SSIM_GAUSS_LEN] = EQ_SSIM_GAUSS_TAPS;
-    double acc[256];
-
-    for (int x0 = 0; x0 < n; x0 += 256) {
-        const int m = n - x0 < 256 ? n - x0 : 256;
-        for (int x = 0; x < m; x++)
-            acc[x] = 0.0;
-        for (int k = 0; k < EQ_SSIM_GAUSS_LEN; k++) {
-            const float *s = rows[k] + x0;
-            const float gk = g[k];
-            for (int x = 0; x < m; x++)
-                acc[x] = eq_tap(acc[x], s[x], gk);
-        }
-        for (int x = 0; x < m; x++)
-            dst[x0 + x] = (float)acc[x];
-    }
-}
-
-void eq_ssim_moments_c(const float *mu1, const float *mu2, float *ref_sq, float *dist_sq,
-                       float *cross, int n)
-{
-    for (int i = 0; i < n; i++) {
-        ref_sq[i] = eq_ssim_variance(ref_sq[i], mu1[i]);
-        dist_sq[i] = eq_ssim_variance(dist_sq[i], mu2[i]);
-        cross[i] = eq_ssim_covariance(cross[i], mu1[i], mu2[i]);
-    }
-}
-
-void eq_ssim_window_terms_c(const float *mu1, const float *mu2, const float *var1,
-                            const float *var2, const float *cov, int n, double *l,
-                            double *c, float *s, double *lcs)
-{
-    for (int i = 0; i < n; i++)
-        eq_ssim_window(mu1[i], mu2[i], var1[i], var2[i], cov[i], &l[i], &c[i], &s[i]);
-    if (lcs)
-        for (int i = 0; i < n; i++)
-            lcs[i] = eq_ssim_lcs(l[i], c[i], s[i]);
-}
-
-/*
- * THE frame sum (ssim_tools.c _iqa_ssim): one double per quantity, starting
- * at 0.0, each window's term added in raster order, s widened from float.
- * This loop is the definition a GPU backend must reproduce bit for bit.
- */
-void eq_ssim_frame_sums_c(const double *l, const double *c, const float *s,
-                          const double *lcs, int n, EqSsimSums *sums)
-{
-    double sl = sums->l, sc = sums->c, ss = sums->s;
-    for (int i = 0; i < n; i++) {
-        sl += l[i];
-        sc += c[i];
-        ss += (double)s[i];
-    }
-    sums->l = sl;
-    sums->c = sc;
-    sums->s = ss;
-    if (lcs) {
-        double sm = sums->lcs;
-        for (int i = 0; i < n; i++)
-            sm += lcs[i];
-        sums->lcs = sm;
-    }
-}
-
-void eq_ssim_dsp_init_c(EqSsimDsp *dsp)
-{
-    dsp->to_float = eq_ssim_to_float_c;
-    dsp->box_decimate = eq_ssim_box_decimate_c;
-    dsp->lpf_decimate = eq_ms_ssim_lpf_decimate_c;
-    dsp->products = eq_ssim_products_c;
-    dsp->blur_h = eq_ssim_blur_h_c;
-    dsp->blur_v = eq_ssim_blur_v_c;
-    dsp->moments = eq_ssim_moments_c;
-    dsp->window_terms = eq_ssim_window_terms_c;
-    dsp->frame_sums = eq_ssim_frame_sums_c;
+    const char *isa = getenv("EXACTQUALITY_CPU_ISA");
+    if (isa && eq_ssim_dsp_init_isa(dsp, isa) == 0)
+        return;
+    if (eq_ssim_dsp_init_isa(dsp, "avx512") == 0 || eq_ssim_dsp_init_isa(dsp, "avx2") == 0)
+        return;
+    eq_ssim_dsp_init_c(dsp);
 }
 
 /* --------------------------------------------------------- one scale, CPU */
@@ -400,7 +234,7 @@ int eq_cpu_ssim_scale(EqCpu *cpu, EqSsimWork **work, const float *ref, const flo
     const int oh = h - (EQ_SSIM_WINDOW - 1);
     int err;
 
-    eq_ssim_dsp_init_c(&dsp);
+    eq_ssim_dsp_init(&dsp);
     memset(&j, 0, sizeof(j));
     j.dsp = &dsp;
     j.ref = ref;
@@ -452,7 +286,7 @@ static void to_float_job(void *ctx, int job, int worker)
 void eq_cpu_luma_to_float(EqCpu *cpu, const EqFrame *f, float *dst)
 {
     ToFloatJob j;
-    eq_ssim_dsp_init_c(&j.dsp);
+    eq_ssim_dsp_init(&j.dsp);
     eq_frame_plane(f, 0, &j.plane);
     j.bitdepth = f->bitdepth;
     j.dst = dst;
@@ -554,7 +388,7 @@ int eq_cpu_ssim(EqCpu *cpu, const EqFrame *ref, const EqFrame *dist, EqScores *o
     const float *r = st->ref, *d = st->dist;
     if (scale > 1) {
         BoxJob bj;
-        eq_ssim_dsp_init_c(&bj.dsp);
+        eq_ssim_dsp_init(&bj.dsp);
         bj.src[0] = st->ref;
         bj.src[1] = st->dist;
         bj.dst[0] = st->ref_s;

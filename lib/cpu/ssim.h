@@ -29,6 +29,12 @@
 #include "finish.h"
 #include "frame.h"
 
+/* x86-64 builds also carry AVX2 and AVX-512 builds of the stages
+ * (lib/meson.build builds them for gcc and clang on x86_64). */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define EQ_HAVE_X86_ISA 1
+#endif
+
 typedef struct EqSsimDsp {
     /* Row y of a plane as floats (eq_ssim_sample); dst holds p->width. */
     void (*to_float)(const EqPlane *p, int y, int bitdepth, float *dst);
@@ -60,23 +66,40 @@ typedef struct EqSsimDsp {
                        int n, EqSsimSums *sums);
 } EqSsimDsp;
 
-void eq_ssim_dsp_init_c(EqSsimDsp *dsp);
+/*
+ * The stage functions, by instruction set: _c is the reference; on x86-64 the
+ * same source is also built with -mavx2 (_avx2) and -mavx512f (_avx512), and
+ * each must give the C reference's bits (tests/lib/test_cpu_metrics.c).
+ */
+#define EQ_SSIM_DECLARE_STAGES(isa)                                                        \
+    void eq_ssim_dsp_init_##isa(EqSsimDsp *dsp);                                           \
+    void eq_ssim_to_float_##isa(const EqPlane *p, int y, int bitdepth, float *dst);        \
+    void eq_ssim_box_decimate_##isa(const float *src, int w, int h, int factor, int y,     \
+                                    float *dst);                                           \
+    void eq_ms_ssim_lpf_decimate_##isa(const float *src, int w, int h, int y, float *dst); \
+    void eq_ssim_products_##isa(const float *ref, const float *dist, int n, float *rr,     \
+                                float *dd, float *rd);                                     \
+    void eq_ssim_blur_h_##isa(const float *src, int w, float *dst);                        \
+    void eq_ssim_blur_v_##isa(const float *const rows[EQ_SSIM_WINDOW], int n, float *dst); \
+    void eq_ssim_moments_##isa(const float *mu1, const float *mu2, float *ref_sq,          \
+                               float *dist_sq, float *cross, int n);                       \
+    void eq_ssim_window_terms_##isa(const float *mu1, const float *mu2, const float *var1, \
+                                    const float *var2, const float *cov, int n, double *l, \
+                                    double *c, float *s, double *lcs);                     \
+    void eq_ssim_frame_sums_##isa(const double *l, const double *c, const float *s,        \
+                                  const double *lcs, int n, EqSsimSums *sums);
 
-/* The C reference stages, callable one by one (also through the table). */
-void eq_ssim_to_float_c(const EqPlane *p, int y, int bitdepth, float *dst);
-void eq_ssim_box_decimate_c(const float *src, int w, int h, int factor, int y, float *dst);
-void eq_ms_ssim_lpf_decimate_c(const float *src, int w, int h, int y, float *dst);
-void eq_ssim_products_c(const float *ref, const float *dist, int n, float *rr, float *dd,
-                        float *rd);
-void eq_ssim_blur_h_c(const float *src, int w, float *dst);
-void eq_ssim_blur_v_c(const float *const rows[EQ_SSIM_WINDOW], int n, float *dst);
-void eq_ssim_moments_c(const float *mu1, const float *mu2, float *ref_sq, float *dist_sq,
-                       float *cross, int n);
-void eq_ssim_window_terms_c(const float *mu1, const float *mu2, const float *var1,
-                            const float *var2, const float *cov, int n, double *l,
-                            double *c, float *s, double *lcs);
-void eq_ssim_frame_sums_c(const double *l, const double *c, const float *s,
-                          const double *lcs, int n, EqSsimSums *sums);
+EQ_SSIM_DECLARE_STAGES(c)
+#if defined(EQ_HAVE_X86_ISA)
+EQ_SSIM_DECLARE_STAGES(avx2)
+EQ_SSIM_DECLARE_STAGES(avx512)
+#endif
+
+/* The fastest variant this CPU runs. */
+void eq_ssim_dsp_init(EqSsimDsp *dsp);
+/* A named variant ("c", "avx2", "avx512"): 0, or -1 when it is not built
+ * or this CPU cannot run it. */
+int eq_ssim_dsp_init_isa(EqSsimDsp *dsp, const char *isa);
 
 struct EqCpu;
 typedef struct EqSsimWork EqSsimWork;

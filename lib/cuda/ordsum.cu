@@ -164,15 +164,17 @@ ord_chunk_runs_kernel(const EqcSumTable *t, const int *plan, EqOrdRun *runs)
         runs[g] = r;
 }
 
-/* Per aligned group of EQC_ORD_SEG chunks of one sum: each stretch of one
- * planned binade composed by the ordered tree from its head
- * (eq_ordsum_segment_runs()). Block g covers group g of the table. */
+/* Per aligned group of EQC_ORD_SEG chunks of one sum: the segmented
+ * inclusive scan of eq_ordsum_segment_runs() (eq_ord_seg_scan's pairing:
+ * at step k every element j >= k takes eq_ord_seg_combine(v[j-k], v[j])),
+ * and each segment's run, found at its last chunk, stored at its head.
+ * Block g covers group g of the table. */
 __global__ void __launch_bounds__(EQC_ORD_SEG)
 ord_segments_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs,
                     EqOrdRun *seg, int *seg_len)
 {
-    __shared__ EqOrdRun r[EQC_ORD_SEG];
-    __shared__ int head[EQC_ORD_SEG];
+    __shared__ EqOrdSegRun v[EQC_ORD_SEG];
+    __shared__ int head[EQC_ORD_SEG + 1];
     const long long gidx = blockIdx.x;
     int s = 0;
     {
@@ -194,34 +196,38 @@ ord_segments_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs,
     const int *p = plan + off;
 
     if (j < n) {
-        r[j] = runs[off + c];
-        head[j] = eq_ord_segment_head(p, (long)c, EQC_ORD_SEG);
+        v[j].run = runs[off + c];
+        v[j].head = head[j] = eq_ord_segment_head(p, (int64_t)c, EQC_ORD_SEG);
+    }
+    if (j == 0)
+        head[n] = 1;
+    __syncthreads();
+    for (int k = 1; k < EQC_ORD_SEG; k *= 2) {
+        EqOrdSegRun nv;
+        const int write = j < n && j >= k;
+        if (write)
+            nv = eq_ord_seg_combine(v[j - k], v[j]);
+        __syncthreads();
+        if (write)
+            v[j] = nv;
+        __syncthreads();
+    }
+    if (j < n) {
+        seg_len[off + c] = 0;
+        if (head[j + 1]) {
+            /* j is the last chunk of its segment */
+            int h = j;
+            while (!head[h])
+                h--;
+            seg[off + c0 + h] = v[j].run;
+        }
     }
     __syncthreads();
-    int h = j, end = j + 1;
-    if (j < n) {
-        while (!head[h])
-            h--;
-        while (end < n && !head[end])
-            end++;
-    }
-    for (int k = 1; k < EQC_ORD_SEG; k *= 2) {
-        EqOrdRun nv;
-        int write = j < n && ((j - h) % (2 * k)) == 0 && j + k < end;
-        if (write)
-            nv = eq_ord_compose(r[j], r[j + k]);
-        __syncthreads();
-        if (write)
-            r[j] = nv;
-        __syncthreads();
-    }
-    if (j < n) {
-        if (head[j]) {
-            seg[off + c] = r[j];
-            seg_len[off + c] = end - j;
-        } else {
-            seg_len[off + c] = 0;
-        }
+    if (j < n && head[j]) {
+        int e = j + 1;
+        while (!head[e])
+            e++;
+        seg_len[off + c] = e - j;
     }
 }
 

@@ -327,6 +327,24 @@ EQ_HD static inline void eq_ord_tree(EqOrdRun *runs, int n)
             runs[i] = eq_ord_compose(runs[i], runs[i + step]);
 }
 
+/* One chunk on the walk: its run when the check passes, otherwise its n
+ * terms x[0], x[stride], ... with the plain add, in order (on the device,
+ * the terms staged in shared memory). Returns 1 when the run was applied.
+ * e == EQ_ORD_NONE always goes term by term. */
+EQ_HD static inline int eq_ord_walk_chunk(double *s, const EqOrdRun *run, int e,
+                                          const double *x, int n, ptrdiff_t stride)
+{
+    double t;
+    int i;
+    if (e != EQ_ORD_NONE && eq_ord_apply(s, run, e))
+        return 1;
+    t = *s;
+    for (i = 0; i < n; i++)
+        t += x[(ptrdiff_t)i * stride];
+    *s = t;
+    return 0;
+}
+
 /* The plan's rule: the binade of an approximate running sum (advice).
  * Zero, subnormal or non-finite approximations plan "term by term". */
 EQ_HD static inline int eq_ord_plan_binade(double approx_prefix)
@@ -344,6 +362,34 @@ EQ_HD static inline int eq_ord_segment_head(const int *plan, int64_t c, int chun
     if (plan[c] == EQ_ORD_NONE || plan[c - 1] != plan[c])
         return 1;
     return 0;
+}
+
+/* Segment runs by a segmented scan: a chunk's run with a flag that says it
+ * starts a segment. The operator is associative; an inclusive scan leaves
+ * at each chunk the composition from its segment's head to it, so a
+ * segment's run sits at its last chunk. */
+typedef struct EqOrdSegRun {
+    EqOrdRun run;
+    int head;
+} EqOrdSegRun;
+
+EQ_HD static inline EqOrdSegRun eq_ord_seg_combine(EqOrdSegRun a, EqOrdSegRun b)
+{
+    EqOrdSegRun r;
+    r.head = a.head | b.head;
+    r.run = b.head ? b.run : eq_ord_compose(a.run, b.run);
+    return r;
+}
+
+/* Inclusive segmented scan over n elements, in place, step by step as a
+ * block does it (Hillis-Steele: at step k element i takes i - k; here i
+ * runs downwards so every read sees the previous step's value). */
+EQ_HD static inline void eq_ord_seg_scan(EqOrdSegRun *v, int n)
+{
+    int step, i;
+    for (step = 1; step < n; step *= 2)
+        for (i = n - 1; i >= step; i--)
+            v[i] = eq_ord_seg_combine(v[i - step], v[i]);
 }
 
 #endif /* EQ_EXACT_ORDSUM_H */

@@ -179,29 +179,33 @@ void eq_ordsum_chunk_runs(const double *x, size_t n, ptrdiff_t stride,
     }
 }
 
-/* Per aligned group of chunks_per_segment chunks: each maximal stretch of
- * chunks with one planned binade is composed by the ordered tree (on the
- * device, a segmented tree over the block's chunks). */
+/* Per aligned group of chunks_per_segment chunks (a block on the device):
+ * a segmented scan of the chunk runs, segments starting where
+ * eq_ord_segment_head() says; each segment's run is the scan's value at its
+ * last chunk, stored at its head with its length. */
 void eq_ordsum_segment_runs(const EqOrdRun *runs, const int *plan, size_t nchunks,
                             const EqOrdLayout *layout, EqOrdRun *seg, int *seg_len,
-                            EqOrdRun *scratch)
+                            EqOrdSegRun *scratch)
 {
-    int cps = layout->chunks_per_segment;
-    size_t c = 0;
+    size_t cps = (size_t)layout->chunks_per_segment, g0;
 
-    while (c < nchunks) {
-        size_t end = c + 1;
-        int k;
-        while (end < nchunks && !eq_ord_segment_head(plan, (int64_t)end, cps))
-            end++;
-        for (k = 0; k < (int)(end - c); k++)
-            scratch[k] = runs[c + (size_t)k];
-        eq_ord_tree(scratch, (int)(end - c));
-        seg[c] = scratch[0];
-        seg_len[c] = (int)(end - c);
-        for (k = 1; k < (int)(end - c); k++)
-            seg_len[c + (size_t)k] = 0;
-        c = end;
+    for (g0 = 0; g0 < nchunks; g0 += cps) {
+        int len = (int)(nchunks - g0 < cps ? nchunks - g0 : cps), k, head = 0;
+        for (k = 0; k < len; k++) {
+            scratch[k].run = runs[g0 + (size_t)k];
+            scratch[k].head = eq_ord_segment_head(plan, (int64_t)(g0 + (size_t)k),
+                                                  layout->chunks_per_segment);
+            seg_len[g0 + (size_t)k] = 0;
+        }
+        eq_ord_seg_scan(scratch, len);
+        for (k = 1; k <= len; k++) {
+            if (k == len || eq_ord_segment_head(plan, (int64_t)(g0 + (size_t)k),
+                                                layout->chunks_per_segment)) {
+                seg[g0 + (size_t)head] = scratch[k - 1].run;
+                seg_len[g0 + (size_t)head] = k - head;
+                head = k;
+            }
+        }
     }
 }
 
@@ -225,6 +229,7 @@ double eq_ordsum_walk(const double *x, size_t n, ptrdiff_t stride, double s0,
         size_t len = seg_len[c] > 0 ? (size_t)seg_len[c] : 1, end = c + len;
         if (len > 1) {
             st.segments++;
+            st.checks++;
             if (eq_ord_apply(&s, &seg[c], plan[c])) {
                 st.segments_applied++;
                 st.chunks_applied += len;
@@ -233,13 +238,15 @@ double eq_ordsum_walk(const double *x, size_t n, ptrdiff_t stride, double s0,
             }
         }
         for (; c < end; c++) {
-            if (plan[c] != EQ_ORD_NONE && eq_ord_apply(&s, &runs[c], plan[c])) {
+            size_t first = c * ct, last = (c + 1) * ct < n ? (c + 1) * ct : n;
+            if (plan[c] != EQ_ORD_NONE)
+                st.checks++;
+            if (eq_ord_walk_chunk(&s, &runs[c], plan[c], x + (ptrdiff_t)first * stride,
+                                  (int)(last - first), stride)) {
                 st.chunks_applied++;
             } else {
-                size_t i, last = (c + 1) * ct < n ? (c + 1) * ct : n;
-                for (i = c * ct; i < last; i++)
-                    s += term_at(x, i, stride);
                 st.chunks_term_by_term++;
+                st.terms_term_by_term += last - first;
             }
         }
     }
@@ -254,7 +261,8 @@ int eq_ordsum_host(const double *x, size_t n, ptrdiff_t stride, double s0,
 {
     double *chunk_sum = NULL;
     int *plan = NULL, *seg_len = NULL;
-    EqOrdRun *runs = NULL, *seg = NULL, *lane_runs = NULL, *scratch = NULL;
+    EqOrdRun *runs = NULL, *seg = NULL, *lane_runs = NULL;
+    EqOrdSegRun *scratch = NULL;
     size_t nchunks;
     int err;
 

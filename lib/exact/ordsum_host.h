@@ -12,7 +12,7 @@
  *   eq_ordsum_chunk_runs    per lane: its terms in order; per chunk: the
  *                           ordered tree across lanes
  *   eq_ordsum_segment_runs  per aligned group of chunks: runs of the chunks
- *                           that share a planned binade, by an ordered tree
+ *                           that share a planned binade, by a segmented scan
  *   eq_ordsum_walk          the exact running sum over segments, chunks and,
  *                           where a check fails, terms
  *
@@ -49,6 +49,8 @@ typedef struct EqOrdStats {
     size_t segments_applied;    /* ... applied in one step */
     size_t chunks_applied;      /* chunks applied by a run (in segments too) */
     size_t chunks_term_by_term; /* chunks whose terms were added one by one */
+    size_t terms_term_by_term;  /* terms added one by one */
+    size_t checks;              /* run checks (eq_ord_apply calls) on the walk */
 } EqOrdStats;
 
 /* The layout eq_ordsum() uses: 4 terms per lane, 256 lanes per chunk,
@@ -70,10 +72,10 @@ void eq_ordsum_chunk_runs(const double *x, size_t n, ptrdiff_t stride,
                           const EqOrdLayout *layout, const int *plan, EqOrdRun *runs,
                           EqOrdRun *lane_runs);
 /* seg[c], seg_len[c] are set at segment heads (seg_len 0 elsewhere);
- * scratch: layout->chunks_per_segment runs. */
+ * scratch: layout->chunks_per_segment elements. */
 void eq_ordsum_segment_runs(const EqOrdRun *runs, const int *plan, size_t nchunks,
                             const EqOrdLayout *layout, EqOrdRun *seg, int *seg_len,
-                            EqOrdRun *scratch);
+                            EqOrdSegRun *scratch);
 /* s0: the value the loop starts from (the loop's own start is +0.0). */
 double eq_ordsum_walk(const double *x, size_t n, ptrdiff_t stride, double s0,
                       const EqOrdLayout *layout, const int *plan, const EqOrdRun *runs,

@@ -18,11 +18,21 @@
 
 #include "exact/hd.h"
 
-/* Squared difference of two samples of the same plane (any bit depth). */
+/* Squared difference of two samples of the same plane (any bit depth):
+ * ref - dist wraps modulo 2^32, and its square modulo 2^32 is exactly
+ * (ref - dist)^2, which is below 2^32. */
 EQ_HD static inline uint32_t eq_psnr_term(uint32_t ref, uint32_t dist)
 {
-    uint32_t e = ref > dist ? ref - dist : dist - ref;
+    uint32_t e = ref - dist;
     return e * e;
+}
+
+/* The same for 8-bit samples, in libvmaf's form (an int16_t difference
+ * squared as int), which compilers turn into 16-bit multiply-adds. */
+EQ_HD static inline uint32_t eq_psnr_term8(uint8_t ref, uint8_t dist)
+{
+    int16_t e = (int16_t)(ref - dist);
+    return (uint32_t)(e * e);
 }
 
 #endif /* EQ_EXACT_PSNR_TERMS_H */

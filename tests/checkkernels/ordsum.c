@@ -122,7 +122,7 @@ void ck_ordsum(CkContext *ck)
                 EqOrdRun *seg = malloc(nch * sizeof(EqOrdRun));
                 int *seg_len = malloc(nch * sizeof(int));
                 EqOrdRun *lanes = malloc((size_t)lay->lanes_per_chunk * sizeof(EqOrdRun));
-                EqOrdRun *scr = malloc((size_t)lay->chunks_per_segment * sizeof(EqOrdRun));
+                EqOrdSegRun *scr = malloc((size_t)lay->chunks_per_segment * sizeof(EqOrdSegRun));
                 eq_ordsum_chunk_sums(cases[i].x, n, cases[i].stride, lay, cs);
                 snprintf(what, sizeof(what), "kind %d n %zu: chunk sums", kind, n);
                 ck_same(ck, what, part[0].chunk_sum + c0, cs, nch * sizeof(double));

@@ -291,9 +291,9 @@ static void test_stages(void)
  * and one sequential loop per sum. The doubles must be equal, before any
  * rounding to float: this catches a single reordered add.
  */
-static void test_scale_sums(void)
+static void test_scale_sums(int w, int h)
 {
-    const int w = 333, h = 211, ow = w - 10, oh = h - 10;
+    const int ow = w - 10, oh = h - 10;
     const size_t n = (size_t)w * h, m = (size_t)ow * oh;
     float *ref = malloc(n * sizeof(float)), *dist = malloc(n * sizeof(float));
     float *sq[3], *blur[5];
@@ -362,11 +362,140 @@ static void test_scale_sums(void)
         free(blur[i]);
 }
 
+/*
+ * frame_sums against the plain loop on terms chosen so that the order of
+ * every add shows: after 1.0, terms alternate u/2 and u (u = 2^-52, one ulp
+ * of the running sum): u/2 is a tie that rounds to even, so swapping any two
+ * neighbours changes the sum. Summed in one call and in row-sized calls.
+ */
+static void test_frame_sums_order(void)
+{
+    enum { N = 4001 };
+    static double l[N], c[N], lcs[N];
+    static float s[N];
+    const double u = ldexp(1.0, -52);
+    EqSsimDsp dsp;
+    eq_ssim_dsp_init_c(&dsp);
+    for (int i = 0; i < N; i++) {
+        double v = i == 0 ? 1.0 : (i & 1) ? u / 2 : u;
+        l[i] = c[i] = lcs[i] = v;
+        s[i] = (float)v;
+    }
+    double want = 0.0;
+    for (int i = 0; i < N; i++)
+        want += l[i];
+    CHECK(want > 1.0 + 2000 * u); /* the ties went up half the time */
+
+    EqSsimSums one = { 0.0, 0.0, 0.0, 0.0 }, rows = { 0.0, 0.0, 0.0, 0.0 };
+    dsp.frame_sums(l, c, s, lcs, N, &one);
+    for (int i = 0; i < N; i += 37)
+        dsp.frame_sums(l + i, c + i, s + i, lcs + i, N - i < 37 ? N - i : 37, &rows);
+    CHECK_BITS(one.l, want);
+    CHECK_BITS(one.c, want);
+    CHECK_BITS(one.s, want);
+    CHECK_BITS(one.lcs, want);
+    CHECK_BITS(rows.l, want);
+    CHECK_BITS(rows.c, want);
+    CHECK_BITS(rows.s, want);
+    CHECK_BITS(rows.lcs, want);
+}
+
+/* checkasm style: every stage of every built instruction-set variant
+ * against the C reference, bit for bit, on seeded random planes of sizes
+ * that leave partial blocks. */
+static void test_isas(void)
+{
+    static const char *const isas[] = { "avx2", "avx512" };
+    EqSsimDsp ref_dsp;
+    eq_ssim_dsp_init_c(&ref_dsp);
+
+    for (size_t k = 0; k < sizeof(isas) / sizeof(isas[0]); k++) {
+        EqSsimDsp d;
+        if (eq_ssim_dsp_init_isa(&d, isas[k]) < 0) {
+            printf("stages %s: not built or not supported by this CPU\n", isas[k]);
+            continue;
+        }
+        int compared = 0, bad = 0;
+        const int sizes[][2] = { { 11, 11 }, { 47, 29 }, { 300, 40 }, { 613, 23 } };
+        for (size_t t = 0; t < sizeof(sizes) / sizeof(sizes[0]); t++) {
+            const int w = sizes[t][0], h = sizes[t][1], n = w * h;
+            float *a = malloc(sizeof(float) * n), *b = malloc(sizeof(float) * n);
+            float *o1 = malloc(sizeof(float) * n * 3), *o2 = malloc(sizeof(float) * n * 3);
+            double *d1 = malloc(sizeof(double) * n * 3), *d2 = malloc(sizeof(double) * n * 3);
+            random_plane(a, n);
+            for (int i = 0; i < n; i++)
+                b[i] = a[i] * 0.5f + (float)(next_u32() % 2048u) / 16.0f;
+#define SAME(p, q, bytes) (bad += memcmp((p), (q), (bytes)) != 0, compared++)
+            for (int y = 0; y < h; y++) {
+                ref_dsp.blur_h(a + y * w, w, o1);
+                d.blur_h(a + y * w, w, o2);
+                SAME(o1, o2, sizeof(float) * (w - 10));
+            }
+            if (h >= 11) {
+                const float *rows[EQ_SSIM_WINDOW];
+                for (int i = 0; i < EQ_SSIM_WINDOW; i++)
+                    rows[i] = a + (i * 3 % h) * w;
+                ref_dsp.blur_v(rows, w, o1);
+                d.blur_v(rows, w, o2);
+                SAME(o1, o2, sizeof(float) * w);
+            }
+            for (int y = 0; y < eq_decimated_size(h, 2); y++) {
+                ref_dsp.lpf_decimate(a, w, h, y, o1);
+                d.lpf_decimate(a, w, h, y, o2);
+                SAME(o1, o2, sizeof(float) * eq_decimated_size(w, 2));
+            }
+            for (int y = 0; y < eq_decimated_size(h, 3); y++) {
+                ref_dsp.box_decimate(a, w, h, 3, y, o1);
+                d.box_decimate(a, w, h, 3, y, o2);
+                SAME(o1, o2, sizeof(float) * eq_decimated_size(w, 3));
+            }
+            ref_dsp.products(a, b, n, o1, o1 + n, o1 + 2 * n);
+            d.products(a, b, n, o2, o2 + n, o2 + 2 * n);
+            SAME(o1, o2, sizeof(float) * 3 * n);
+            /* moments on blurred-like inputs: mu = a, b; squares from o1 */
+            float *m1 = malloc(sizeof(float) * n * 3), *m2 = malloc(sizeof(float) * n * 3);
+            memcpy(m1, o1, sizeof(float) * 3 * n);
+            memcpy(m2, o1, sizeof(float) * 3 * n);
+            for (int i = 0; i < n; i++) /* some negative variances, flat windows */
+                if (i % 7 == 0)
+                    m1[i] = m2[i] = a[i] * a[i] * 0.999f;
+            ref_dsp.moments(a, b, m1, m1 + n, m1 + 2 * n, n);
+            d.moments(a, b, m2, m2 + n, m2 + 2 * n, n);
+            SAME(m1, m2, sizeof(float) * 3 * n);
+            float *s1 = malloc(sizeof(float) * n), *s2 = malloc(sizeof(float) * n);
+            ref_dsp.window_terms(a, b, m1, m1 + n, m1 + 2 * n, n, d1, d1 + n, s1, d1 + 2 * n);
+            d.window_terms(a, b, m1, m1 + n, m1 + 2 * n, n, d2, d2 + n, s2, d2 + 2 * n);
+            SAME(d1, d2, sizeof(double) * 3 * n);
+            SAME(s1, s2, sizeof(float) * n);
+            EqSsimSums x = { 0.5, 0.25, 0.125, 1.0 }, z = x;
+            ref_dsp.frame_sums(d1, d1 + n, s1, d1 + 2 * n, n, &x);
+            d.frame_sums(d1, d1 + n, s1, d1 + 2 * n, n, &z);
+            SAME(&x, &z, sizeof(x));
+            EqPlane p = { (const uint8_t *)a, (ptrdiff_t)w * 4, 2, w * 2, h, 2, 3 };
+            ref_dsp.to_float(&p, h - 1, 12, o1);
+            d.to_float(&p, h - 1, 12, o2);
+            SAME(o1, o2, sizeof(float) * p.width);
+#undef SAME
+            free(a), free(b), free(o1), free(o2), free(d1), free(d2);
+            free(m1), free(m2), free(s1), free(s2);
+        }
+        printf("stages %s: %d outputs compared with the C reference, %d differ\n", isas[k],
+               compared, bad);
+        CHECK(bad == 0);
+    }
+}
+
 int main(void)
 {
     test_sizes();
     test_threads();
     test_stages();
-    test_scale_sums();
+    test_frame_sums_order();
+    test_isas();
+    test_scale_sums(333, 211);
+    test_scale_sums(250, 190);
+    test_scale_sums(1000, 45);
+    test_scale_sums(61, 300);
+    test_scale_sums(176, 176);
     return eqtest_done();
 }

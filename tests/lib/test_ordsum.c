@@ -562,6 +562,38 @@ static void pipeline(void)
         }
         free(lanes);
     }
+    /* Segment runs (segmented scan) equal the in-order composition of
+     * their chunks' runs; segments break at group edges and plan changes. */
+    {
+        enum { NC = 100 };
+        EqOrdRun runs[NC], seg[NC];
+        EqOrdSegRun scratch[8];
+        int plan[NC], seg_len[NC], c, k, covered = 0, multi = 0;
+        EqOrdLayout L = {1, 1, 8};
+        for (c = 0; c < NC; c++) {
+            double t[3];
+            plan[c] = (c / 5) % 3 == 2 ? EQ_ORD_NONE : (c / 5) % 3;
+            for (k = 0; k < 3; k++)
+                t[k] = (double)((int64_t)(rnd() % 2001) - 1000) * 0x1p-53;
+            runs[c] = eq_ord_run_terms(t, 3, 1, plan[c] == EQ_ORD_NONE ? 0 : plan[c]);
+        }
+        eq_ordsum_segment_runs(runs, plan, NC, &L, seg, seg_len, scratch);
+        for (c = 0; c < NC; c++) {
+            if (seg_len[c] > 0) {
+                EqOrdRun want = runs[c];
+                CHECK(eq_ord_segment_head(plan, c, 8));
+                for (k = 1; k < seg_len[c]; k++) {
+                    CHECK(!eq_ord_segment_head(plan, c + k, 8));
+                    want = eq_ord_compose(want, runs[c + k]);
+                }
+                CHECK(run_eq(&want, &seg[c]));
+                covered += seg_len[c];
+                multi += seg_len[c] > 1;
+            }
+        }
+        CHECK(covered == NC);
+        CHECK(multi > 5);
+    }
     /* Bad arguments are refused. */
     {
         EqOrdLayout bad = {0, 256, 64};
