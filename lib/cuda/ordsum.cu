@@ -155,8 +155,11 @@ ord_chunk_runs_kernel(const EqcSumTable *t, const int *plan, EqOrdRun *runs)
     double v[EQC_ORD_TPL];
     int nt;
     load_terms(d, c, v, &nt);
-    EqOrdRun r = eq_ord_empty();
-    for (int j = 0; j < EQC_ORD_TPL; j++)
+    /* eq_ord_run_terms' composition from the empty run; the first step,
+     * compose(empty, t), is t itself (a term's entries are within +-2^53
+     * or poisoned), so it starts from the first term's run. */
+    EqOrdRun r = nt > 0 ? eq_ord_term(v[0], e) : eq_ord_empty();
+    for (int j = 1; j < EQC_ORD_TPL; j++)
         if (j < nt)
             r = eq_ord_compose(r, eq_ord_term(v[j], e));
     r = eqc_block_tree(r, sh);

@@ -147,17 +147,28 @@ s2_blur_h_kernel(const double *xyb, int w, int h, float *tmp)
     float p1 = 0.0f, p3 = 0.0f, p5 = 0.0f, pp1 = 0.0f, pp3 = 0.0f, pp5 = 0.0f;
 
     for (int k0 = -N + 1; k0 < w; k0 += S2_TILE) {
-        for (int r = 0; r < S2_TILE; r++) {
-            const int y = y0 + r;
-            for (int q = lane; q < S2_TILE + 2 * N; q += 32) {
-                const int col = k0 - N - 1 + q;
-                float v = 0.0f;
-                if (y < h && col >= 0 && col < w) {
-                    const size_t i = (size_t)y * w + col;
-                    v = blur_input(m, x1[i], x2[i]);
-                }
-                in[r][q] = v;
+        /* 32 rows x 42 columns; element e = lane + 32 t, t < 42, in groups
+         * of 6 loads per lane issued together (latency, not bandwidth, is
+         * what a one-warp block waits on). Maps 0 and 1 read one plane. */
+        enum { COLS = S2_TILE + 2 * EQ_S2_RG_RADIUS, GROUP = 6 };
+#pragma unroll 1
+        for (int t0 = 0; t0 < COLS; t0 += GROUP) {
+            double av[GROUP], bv[GROUP];
+            int slot[GROUP], ok[GROUP];
+#pragma unroll
+            for (int u = 0; u < GROUP; u++) {
+                const int e = lane + 32 * (t0 + u);
+                const int r = e / COLS, q = e - r * COLS;
+                const int y = y0 + r, col = k0 - N - 1 + q;
+                ok[u] = y < h && col >= 0 && col < w;
+                const size_t i = ok[u] ? (size_t)y * w + col : 0;
+                av[u] = ok[u] && m != 1 ? x1[i] : 0.0;
+                bv[u] = ok[u] && m != 0 ? x2[i] : 0.0;
+                slot[u] = r * (S2_TILE + 11) + q;
             }
+#pragma unroll
+            for (int u = 0; u < GROUP; u++)
+                (&in[0][0])[slot[u]] = ok[u] ? blur_input(m, av[u], bv[u]) : 0.0f;
         }
         __syncwarp();
         for (int j = 0; j < S2_TILE; j++) {
@@ -188,16 +199,41 @@ s2_blur_v_kernel(const float *tmp, int w, int h, float *blurred)
     const size_t n = (size_t)w * h;
     const float *in = tmp + (size_t)(c * 5 + m) * n + x;
     float *o = blurred + (size_t)(c * 5 + m) * n + x;
-    const int N = EQ_S2_RG_RADIUS;
     float p1 = 0.0f, p3 = 0.0f, p5 = 0.0f, pp1 = 0.0f, pp3 = 0.0f, pp5 = 0.0f;
-#pragma unroll 4
-    for (int k = -N + 1; k < h; k++) {
-        const int l = k - N - 1, r = k + N - 1;
-        const float left = l >= 0 ? in[(size_t)l * w] : 0.0f;
-        const float right = r < h ? in[(size_t)r * w] : 0.0f;
-        const float v = eq_s2_rg_step(&p1, &p3, &p5, &pp1, &pp3, &pp5, left, right);
-        if (k >= 0)
-            o[(size_t)k * w] = v;
+    /* Step k reads right = in[k + 4] and left = in[k - 6], the right of
+     * step k - 10 (0 outside the column). With t = k + 4 running 0 .. h+3,
+     * blocks of 10 steps: `prv` holds in[t-10 ..], `cur` in[t ..], and the
+     * next two blocks are loaded ahead (each value read once, its load
+     * issued 10 to 30 steps before it is used). */
+    enum { B = 2 * EQ_S2_RG_RADIUS };
+    float prv[B], cur[B], nx1[B], nx2[B];
+#pragma unroll
+    for (int u = 0; u < B; u++) {
+        prv[u] = 0.0f;
+        cur[u] = u < h ? in[(size_t)u * w] : 0.0f;
+        nx1[u] = B + u < h ? in[(size_t)(B + u) * w] : 0.0f;
+    }
+    for (int t0 = 0; t0 < h + EQ_S2_RG_RADIUS - 1; t0 += B) {
+#pragma unroll
+        for (int u = 0; u < B; u++) {
+            const int t = t0 + 2 * B + u;
+            nx2[u] = t < h ? in[(size_t)t * w] : 0.0f;
+        }
+#pragma unroll
+        for (int u = 0; u < B; u++) {
+            const int k = t0 + u - (EQ_S2_RG_RADIUS - 1);
+            if (k < h) {
+                const float v = eq_s2_rg_step(&p1, &p3, &p5, &pp1, &pp3, &pp5, prv[u], cur[u]);
+                if (k >= 0)
+                    o[(size_t)k * w] = v;
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < B; u++) {
+            prv[u] = cur[u];
+            cur[u] = nx1[u];
+            nx1[u] = nx2[u];
+        }
     }
 }
 
