@@ -6,7 +6,8 @@
 #
 #   tools/cuda_gpu_check.sh [steps]   steps: any of
 #       build kernels kernels-full errors parity parity-full fixtures memcheck racecheck
-#       bench bench-full
+#       bench bench-full, and kernels-plan parity-plan memcheck-plan bench-plan
+#       (the same with EXACTQUALITY_CUDA_WALK=plan)
 # fixtures: decoded fixture pairs in $FIX (default ../fix; see docs/cuda.md)
 #   (default: build kernels errors parity memcheck racecheck bench)
 set -u
@@ -36,6 +37,10 @@ for s in $steps; do
       run build 400 bash -c "meson setup '$B' -Dgst=disabled -Dcuda=enabled --buildtype=release && ninja -C '$B'" || exit 1 ;;
     kernels) run kernels 240 "$B/tests/checkkernels/checkkernels" --seed "$SEED" ;;
     kernels-full) run kernels-full 400 "$B/tests/checkkernels/checkkernels" --seed "$SEED" --full ;;
+    kernels-plan) EXACTQUALITY_CUDA_WALK=plan run kernels-plan 240 "$B/tests/checkkernels/checkkernels" --seed "$SEED" ;;
+    parity-plan) EXACTQUALITY_CUDA_WALK=plan run parity-plan 200 "$B/tests/lib/test_cuda_parity" --seed "$SEED" ;;
+    memcheck-plan) EXACTQUALITY_CUDA_WALK=plan run memcheck-plan 200 "$san" --tool memcheck "$B/tests/checkkernels/checkkernels" --quick --seed "$SEED" --only ordsum ;;
+    bench-plan) EXACTQUALITY_CUDA_WALK=plan run bench-plan 240 "$B/tools/bench_cuda" --frames 100 --warmup 10 --metrics ssim,ms_ssim,ssimulacra2; cat "$OUT/bench-plan.log" ;;
     errors) run errors 60 "$B/tests/lib/test_cuda_errors" ;;
     parity) run parity 200 "$B/tests/lib/test_cuda_parity" --seed "$SEED" ;;
     parity-full) run parity-full 400 "$B/tests/lib/test_cuda_parity" --seed "$SEED" --full ;;

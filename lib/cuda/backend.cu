@@ -156,6 +156,12 @@ extern "C" int eq_cuda_open(EqCuda **out, const EqSettings *settings, const EqLo
     cuda->device = settings->cuda_device;
     cuda->fault = parse_fault();
     cuda->sum_mode = EQ_CUDA_SUM_EXACT;
+    {
+        const char *walk = getenv(EQ_CUDA_WALK_ENV);
+        if (!walk || !*walk)
+            walk = EQ_CUDA_WALK_DEFAULT;
+        cuda->walk_planned = !strcmp(walk, "plan");
+    }
 
     /* Detection: with no driver (or an old one) the runtime says so here;
      * the message carries its error name, and the scorer can fall back. */

@@ -149,6 +149,7 @@ struct EqCuda {
     int table_next;       /* next free slot; reset per frame */
     EqcSumScratch last_sums;
     int walk_none_plan;   /* test: plan every chunk "term by term" */
+    int walk_planned;     /* failing chunks: planned pass first (EQ_CUDA_WALK_ENV) */
 
     EqcResults *dres;     /* device results */
     EqcResults *hres;     /* pinned host copy */

@@ -48,6 +48,16 @@ int eq_cuda_device_available(char *why, size_t why_size);
 #define EQ_CUDA_FAULT_ENV "EXACTQUALITY_CUDA_FAULT"
 
 /*
+ * How the walk adds a chunk whose run does not apply (lib/cuda/ordsum.cuh):
+ * EXACTQUALITY_CUDA_WALK=scan (one block scan per binade crossing) or
+ * plan (a planned pass over per-term binades first, then scans where it
+ * stops). Read by eq_cuda_open(); both give the loop's bits; the default is
+ * EQ_CUDA_WALK_DEFAULT.
+ */
+#define EQ_CUDA_WALK_ENV "EXACTQUALITY_CUDA_WALK"
+#define EQ_CUDA_WALK_DEFAULT "scan"
+
+/*
  * Stage entry points for tests/checkkernels: each runs ONE device stage on
  * host input (copied up on the scorer's stream) and copies every output of
  * the stage back, so that the harness can compare it with the C reference

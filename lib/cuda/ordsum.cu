@@ -253,7 +253,7 @@ struct WalkShared {
 __global__ void __launch_bounds__(EQC_ORD_LANES)
 ord_walk_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs,
                 const EqOrdRun *seg, const int *seg_len, const unsigned char *zero, double *out,
-                int none_plan)
+                int none_plan, int planned)
 {
     __shared__ WalkShared sh;
     const int s = blockIdx.x;
@@ -308,7 +308,7 @@ ord_walk_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs,
                 long long first = (base + c) * EQC_ORD_CHUNK;
                 int count = d.n - first < EQC_ORD_CHUNK ? (int)(d.n - first) : EQC_ORD_CHUNK;
                 (void)nt;
-                sum = eqc_block_exact_add(sum, v, count, &sh.ex);
+                sum = eqc_block_exact_add(sum, v, count, &sh.ex, planned);
                 c++;
                 /* a chunk inside a segment that failed: the rest of the
                  * segment's chunks are tried one by one (seg_len 0 there) */
@@ -383,7 +383,8 @@ int eqc_sums_launch(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double *do
                                                                           seg_len);
         EQC_CHECK_LAUNCH(cuda, "ord_segments_kernel");
         ord_walk_kernel<<<nsums, EQC_ORD_LANES, 0, stream>>>(dt, plan, runs, seg, seg_len, zero,
-                                                            dout, cuda->walk_none_plan);
+                                                            dout, cuda->walk_none_plan,
+                                                            cuda->walk_planned);
         EQC_CHECK_LAUNCH(cuda, "ord_walk_kernel");
     }
     return 0;

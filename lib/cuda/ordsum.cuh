@@ -139,11 +139,193 @@ static __device__ __forceinline__ EqOrdRun eqc_block_scan(EqOrdRun r, EqOrdRun *
     return eq_ord_compose(before, r);
 }
 
+#define EQC_PLAN_MAX_SEGS 64
+
 struct EqcExactShared {
     EqOrdRun warp[EQC_ORD_WARPS];
     double s;
     int k;
+    /* the planned pass */
+    double dwarp[EQC_ORD_WARPS];
+    int iwarp[EQC_ORD_WARPS];
+    EqOrdSegRun swarp[EQC_ORD_WARPS];
+    int e[EQC_ORD_CHUNK];
+    unsigned char head[EQC_ORD_CHUNK + 1];
+    EqOrdRun seg_run[EQC_PLAN_MAX_SEGS];
+    int seg_start[EQC_PLAN_MAX_SEGS];
+    int seg_e[EQC_PLAN_MAX_SEGS];
+    int nseg;
+    int next;
 };
+
+static __device__ __forceinline__ EqOrdSegRun eqc_shfl_up_seg(const EqOrdSegRun &r, int k)
+{
+    EqOrdSegRun o;
+    o.run = eqc_shfl_up(r.run, k);
+    o.head = __shfl_up_sync(0xffffffffu, r.head, k);
+    return o;
+}
+
+/* Exclusive block scans (thread order) of a double (advice only), an int,
+ * and a segmented run (eq_ord_seg_combine). Each ends with a barrier. */
+static __device__ __forceinline__ double eqc_block_excl_dsum(double x, EqcExactShared *sh)
+{
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    double inc = x;
+    for (int k = 1; k < 32; k *= 2) {
+        double o = __shfl_up_sync(0xffffffffu, inc, k);
+        if (lane >= k)
+            inc += o;
+    }
+    if (lane == 31)
+        sh->dwarp[warp] = inc;
+    __syncthreads();
+    double before = 0.0;
+    for (int w = 0; w < warp; w++)
+        before += sh->dwarp[w];
+    __syncthreads();
+    return before + (inc - x);
+}
+
+static __device__ __forceinline__ int eqc_block_excl_isum(int x, int *total, EqcExactShared *sh)
+{
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    int inc = x;
+    for (int k = 1; k < 32; k *= 2) {
+        int o = __shfl_up_sync(0xffffffffu, inc, k);
+        if (lane >= k)
+            inc += o;
+    }
+    if (lane == 31)
+        sh->iwarp[warp] = inc;
+    __syncthreads();
+    int before = 0, all = 0;
+    for (int w = 0; w < EQC_ORD_WARPS; w++) {
+        if (w < warp)
+            before += sh->iwarp[w];
+        all += sh->iwarp[w];
+    }
+    *total = all;
+    __syncthreads();
+    return before + inc - x;
+}
+
+static __device__ __forceinline__ EqOrdSegRun eqc_block_excl_seg(EqOrdSegRun x,
+                                                               EqcExactShared *sh)
+{
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    EqOrdSegRun inc = x;
+    for (int k = 1; k < 32; k *= 2) {
+        EqOrdSegRun o = eqc_shfl_up_seg(inc, k);
+        if (lane >= k)
+            inc = eq_ord_seg_combine(o, inc);
+    }
+    EqOrdSegRun ex = eqc_shfl_up_seg(inc, 1);
+    if (lane == 31)
+        sh->swarp[warp] = inc;
+    __syncthreads();
+    EqOrdSegRun before;
+    before.run = eq_ord_empty();
+    before.head = 0;
+    for (int w = 0; w < warp; w++)
+        before = eq_ord_seg_combine(before, sh->swarp[w]);
+    if (lane > 0)
+        before = eq_ord_seg_combine(before, ex);
+    __syncthreads();
+    return before;
+}
+
+/*
+ * The planned pass (EQC_WALK_PLAN): terms pos .. count-1 planned term by
+ * term, as the walk plans chunks: the binade of an approximate prefix
+ * before each term (advice), stretches of one planned binade composed by the
+ * segmented scan, and lane 0 applying the stretches in order with the
+ * checked eq_ord_apply until one fails. Returns the index of the first term
+ * not added (count when all were); *s is exact up to there. Needs s normal.
+ */
+static __device__ int eqc_block_planned_pass(double *s_io, const double v[EQC_ORD_TPL],
+                                             int pos, int count, EqcExactShared *sh)
+{
+    const int t0 = threadIdx.x * EQC_ORD_TPL;
+    const double s = *s_io;
+    double loc[EQC_ORD_TPL], acc = 0.0;
+    for (int j = 0; j < EQC_ORD_TPL; j++) {
+        const int i = t0 + j;
+        loc[j] = acc;
+        if (i >= pos && i < count)
+            acc += v[j];
+    }
+    const double excl = eqc_block_excl_dsum(acc, sh);
+    int e[EQC_ORD_TPL];
+    for (int j = 0; j < EQC_ORD_TPL; j++) {
+        const int i = t0 + j;
+        const double approx = s + (excl + loc[j]);
+        e[j] = eq_ord_plan_binade(approx);
+        if (i >= pos && i < count)
+            sh->e[i] = e[j];
+    }
+    __syncthreads();
+    int head[EQC_ORD_TPL], nh = 0;
+    for (int j = 0; j < EQC_ORD_TPL; j++) {
+        const int i = t0 + j;
+        head[j] = 0;
+        if (i >= pos && i < count)
+            head[j] = i == pos || e[j] == EQ_ORD_NONE || e[j] != sh->e[i - 1];
+        nh += head[j];
+        sh->head[i] = (unsigned char)head[j];
+    }
+    if (threadIdx.x == 0)
+        sh->head[EQC_ORD_CHUNK] = 1;
+    int nseg;
+    const int seg0 = eqc_block_excl_isum(nh, &nseg, sh);
+    if (nseg > EQC_PLAN_MAX_SEGS)
+        return pos; /* too many stretches: the caller goes scan by scan */
+    /* the segmented scan of the terms' runs under their planned binades */
+    EqOrdSegRun loc_inc[EQC_ORD_TPL], agg;
+    agg.run = eq_ord_empty();
+    agg.head = 0;
+    for (int j = 0; j < EQC_ORD_TPL; j++) {
+        const int i = t0 + j;
+        EqOrdSegRun x;
+        x.head = head[j];
+        x.run = eq_ord_empty();
+        if (i >= pos && i < count)
+            x.run = e[j] == EQ_ORD_NONE ? eq_ord_poison() : eq_ord_term(v[j], e[j]);
+        agg = eq_ord_seg_combine(agg, x);
+        loc_inc[j] = agg;
+    }
+    const EqOrdSegRun before = eqc_block_excl_seg(agg, sh);
+    int segi = seg0;
+    for (int j = 0; j < EQC_ORD_TPL; j++) {
+        const int i = t0 + j;
+        if (!(i >= pos && i < count))
+            continue;
+        if (head[j]) {
+            sh->seg_start[segi] = i;
+            sh->seg_e[segi] = e[j];
+            segi++;
+        }
+        if (i == count - 1 || sh->head[i + 1]) {
+            /* i ends the stretch segi - 1 */
+            sh->seg_run[segi - 1] = eq_ord_seg_combine(before, loc_inc[j]).run;
+        }
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        double x = s;
+        int k = 0;
+        while (k < nseg && sh->seg_e[k] != EQ_ORD_NONE &&
+               eq_ord_apply(&x, &sh->seg_run[k], sh->seg_e[k]))
+            k++;
+        sh->s = x;
+        sh->next = k < nseg ? sh->seg_start[k] : count;
+    }
+    __syncthreads();
+    *s_io = sh->s;
+    const int next = sh->next;
+    __syncthreads();
+    return next;
+}
 
 /*
  * The block adds terms v[0..3] of each thread (thread t holds the chunk's
@@ -151,13 +333,23 @@ struct EqcExactShared {
  * index order, with the loop's bits. Returns the new sum in every thread.
  */
 static __device__ double eqc_block_exact_add(double s, const double v[EQC_ORD_TPL], int count,
-                                             EqcExactShared *sh)
+                                             EqcExactShared *sh, int planned)
 {
     const int t0 = threadIdx.x * EQC_ORD_TPL;
-    int pos = 0;
+    int pos = 0, tried_plan_at = -1;
 
     while (pos < count) {
         const int e = eq_ord_binade(s);
+        if (planned && e != EQ_ORD_NONE && tried_plan_at != pos) {
+            /* one planned pass; where it stops, one scan step follows */
+            tried_plan_at = pos;
+            const int next = eqc_block_planned_pass(&s, v, pos, count, sh);
+            if (next > pos) {
+                pos = next;
+                tried_plan_at = pos;
+                continue;
+            }
+        }
         if (e == EQ_ORD_NONE && eq_ord_bits(s) == 0) {
             /* s is +0.0: zero terms (of either sign) leave it +0.0, and the
              * first non-zero term x gives +0.0 + x == x exactly. */
