@@ -140,6 +140,9 @@ static __device__ __forceinline__ EqOrdRun eqc_block_scan(EqOrdRun r, EqOrdRun *
 }
 
 #define EQC_PLAN_MAX_SEGS 64
+/* Planned binade of a term whose add crosses a binade (by the approximate
+ * prefix): added alone with the plain double add. */
+#define EQC_PLAN_CROSS (EQ_ORD_NONE + 1)
 
 struct EqcExactShared {
     EqOrdRun warp[EQC_ORD_WARPS];
@@ -154,6 +157,7 @@ struct EqcExactShared {
     EqOrdRun seg_run[EQC_PLAN_MAX_SEGS];
     int seg_start[EQC_PLAN_MAX_SEGS];
     int seg_e[EQC_PLAN_MAX_SEGS];
+    double seg_x[EQC_PLAN_MAX_SEGS];
     int nseg;
     int next;
 };
@@ -236,11 +240,13 @@ static __device__ __forceinline__ EqOrdSegRun eqc_block_excl_seg(EqOrdSegRun x,
 }
 
 /*
- * The planned pass (EQC_WALK_PLAN): terms pos .. count-1 planned term by
- * term, as the walk plans chunks: the binade of an approximate prefix
- * before each term (advice), stretches of one planned binade composed by the
- * segmented scan, and lane 0 applying the stretches in order with the
- * checked eq_ord_apply until one fails. Returns the index of the first term
+ * The planned pass (EXACTQUALITY_CUDA_WALK=plan): terms pos .. count-1
+ * planned term by term, as the walk plans chunks: the binades of an
+ * approximate sum before and after each term (advice); a term that crosses
+ * a binade by the plan stands alone and is added with the plain double add;
+ * stretches of one planned binade are composed by the segmented scan; lane
+ * 0 applies the stretches in order with the checked eq_ord_apply until one
+ * fails (or is planned "none"). Returns the index of the first term
  * not added (count when all were); *s is exact up to there. Needs s normal.
  */
 static __device__ int eqc_block_planned_pass(double *s_io, const double v[EQC_ORD_TPL],
@@ -259,8 +265,12 @@ static __device__ int eqc_block_planned_pass(double *s_io, const double v[EQC_OR
     int e[EQC_ORD_TPL];
     for (int j = 0; j < EQC_ORD_TPL; j++) {
         const int i = t0 + j;
-        const double approx = s + (excl + loc[j]);
-        e[j] = eq_ord_plan_binade(approx);
+        /* binades of the approximate sum before and after the term; a term
+         * that (by the plan) crosses is added alone with the plain add */
+        const double before = s + (excl + loc[j]);
+        const int eb = eq_ord_plan_binade(before);
+        const int ea = eq_ord_plan_binade(before + v[j]);
+        e[j] = eb == ea ? eb : EQC_PLAN_CROSS;
         if (i >= pos && i < count)
             sh->e[i] = e[j];
     }
@@ -270,7 +280,8 @@ static __device__ int eqc_block_planned_pass(double *s_io, const double v[EQC_OR
         const int i = t0 + j;
         head[j] = 0;
         if (i >= pos && i < count)
-            head[j] = i == pos || e[j] == EQ_ORD_NONE || e[j] != sh->e[i - 1];
+            head[j] = i == pos || e[j] == EQ_ORD_NONE || e[j] == EQC_PLAN_CROSS ||
+                      e[j] != sh->e[i - 1];
         nh += head[j];
         sh->head[i] = (unsigned char)head[j];
     }
@@ -290,7 +301,8 @@ static __device__ int eqc_block_planned_pass(double *s_io, const double v[EQC_OR
         x.head = head[j];
         x.run = eq_ord_empty();
         if (i >= pos && i < count)
-            x.run = e[j] == EQ_ORD_NONE ? eq_ord_poison() : eq_ord_term(v[j], e[j]);
+            x.run = e[j] == EQ_ORD_NONE || e[j] == EQC_PLAN_CROSS ? eq_ord_poison()
+                                                                  : eq_ord_term(v[j], e[j]);
         agg = eq_ord_seg_combine(agg, x);
         loc_inc[j] = agg;
     }
@@ -303,6 +315,7 @@ static __device__ int eqc_block_planned_pass(double *s_io, const double v[EQC_OR
         if (head[j]) {
             sh->seg_start[segi] = i;
             sh->seg_e[segi] = e[j];
+            sh->seg_x[segi] = v[j];
             segi++;
         }
         if (i == count - 1 || sh->head[i + 1]) {
@@ -314,9 +327,14 @@ static __device__ int eqc_block_planned_pass(double *s_io, const double v[EQC_OR
     if (threadIdx.x == 0) {
         double x = s;
         int k = 0;
-        while (k < nseg && sh->seg_e[k] != EQ_ORD_NONE &&
-               eq_ord_apply(&x, &sh->seg_run[k], sh->seg_e[k]))
-            k++;
+        for (; k < nseg; k++) {
+            if (sh->seg_e[k] == EQC_PLAN_CROSS) {
+                x = x + sh->seg_x[k]; /* the loop's own add */
+                continue;
+            }
+            if (sh->seg_e[k] == EQ_ORD_NONE || !eq_ord_apply(&x, &sh->seg_run[k], sh->seg_e[k]))
+                break;
+        }
         sh->s = x;
         sh->next = k < nseg ? sh->seg_start[k] : count;
     }
