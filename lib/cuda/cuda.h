@@ -55,7 +55,7 @@ int eq_cuda_device_available(char *why, size_t why_size);
  * EQ_CUDA_WALK_DEFAULT.
  */
 #define EQ_CUDA_WALK_ENV "EXACTQUALITY_CUDA_WALK"
-#define EQ_CUDA_WALK_DEFAULT "scan"
+#define EQ_CUDA_WALK_DEFAULT "plan"
 
 /*
  * Stage entry points for tests/checkkernels: each runs ONE device stage on
