@@ -131,8 +131,6 @@ extern "C" void eq_cuda_close(EqCuda **pcuda)
         cudaFree(cuda->dtables);
     if (cuda->dres)
         cudaFree(cuda->dres);
-    if (cuda->luma_done)
-        cudaEventDestroy(cuda->luma_done);
     eq_pool_close(&cuda->stage_pool);
     if (cuda->stream)
         cudaStreamDestroy(cuda->stream);
@@ -183,8 +181,6 @@ extern "C" int eq_cuda_open(EqCuda **out, const EqSettings *settings, const EqLo
     EQC_CHECK(cuda, EQC_SITE_INIT, cudaSetDevice(cuda->device));
     EQC_CHECK(cuda, EQC_SITE_OTHER,
               cudaStreamCreateWithFlags(&cuda->stream, cudaStreamNonBlocking));
-    EQC_CHECK(cuda, EQC_SITE_OTHER,
-              cudaEventCreateWithFlags(&cuda->luma_done, cudaEventDisableTiming));
     /* Not EQC_SITE_ALLOC: the injected "alloc" fault is meant for scoring. */
     EQC_CHECK(cuda, EQC_SITE_OTHER, cudaMalloc((void **)&cuda->dres, sizeof(EqcResults)));
     EQC_CHECK(cuda, EQC_SITE_OTHER,

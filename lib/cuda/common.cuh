@@ -136,7 +136,6 @@ struct EqCuda {
     int sum_mode;    /* EQ_CUDA_SUM_EXACT or EQ_CUDA_SUM_TREE */
     int sm_count;    /* multiprocessors, to size grids */
     cudaStream_t stream;
-    cudaEvent_t luma_done; /* host staging of chroma may start */
 
     EqcBuf frame[2][3];   /* uploaded planes of ref and dist */
     void *pinned;         /* pinned staging for host frames */
