@@ -158,6 +158,22 @@ static int open_raw(VideoInput *in, const RawParams *raw, char *err, size_t errl
 int input_open(VideoInput **out, const char *path, const RawParams *raw, char *err,
                size_t errlen)
 {
+    FILE *fp;
+
+    *out = NULL;
+    if (strcmp(path, "-") == 0)
+        return input_open_stream(out, stdin, 0, raw, err, errlen);
+    fp = fopen(path, "rb");
+    if (!fp) {
+        snprintf(err, errlen, "cannot open: %s", strerror(errno));
+        return EQ_ERR_INVALID_ARGUMENT;
+    }
+    return input_open_stream(out, fp, 1, raw, err, errlen);
+}
+
+int input_open_stream(VideoInput **out, FILE *fp, int close_fp, const RawParams *raw,
+                      char *err, size_t errlen)
+{
     VideoInput *in;
     int ret;
 
@@ -166,19 +182,12 @@ int input_open(VideoInput **out, const char *path, const RawParams *raw, char *e
     in = calloc(1, sizeof(*in));
     if (!in) {
         snprintf(err, errlen, "out of memory");
+        if (close_fp)
+            fclose(fp);
         return EQ_ERR_NO_MEMORY;
     }
-    if (strcmp(path, "-") == 0) {
-        in->fp = stdin;
-    } else {
-        in->fp = fopen(path, "rb");
-        if (!in->fp) {
-            snprintf(err, errlen, "cannot open: %s", strerror(errno));
-            free(in);
-            return EQ_ERR_INVALID_ARGUMENT;
-        }
-        in->close_fp = 1;
-    }
+    in->fp = fp;
+    in->close_fp = close_fp;
 
     in->prefix_len = fread(in->prefix, 1, MAGIC_LEN, in->fp);
     if (in->prefix_len == 0) {

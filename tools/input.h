@@ -8,6 +8,7 @@
 #define EQ_TOOLS_INPUT_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "formats.h"
 
@@ -28,6 +29,10 @@ typedef struct RawParams {
  */
 int input_open(VideoInput **out, const char *path, const RawParams *raw, char *err,
                size_t errlen);
+/* The same on an open stream; with close_fp it is closed by input_close (and
+ * on failure). */
+int input_open_stream(VideoInput **out, FILE *fp, int close_fp, const RawParams *raw,
+                      char *err, size_t errlen);
 void input_close(VideoInput **in);
 
 /*

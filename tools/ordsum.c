@@ -29,6 +29,8 @@ static void usage(FILE *f)
                "  --chunk N          terms per chunk (default 1024: 4 per lane x 256 lanes;\n"
                "                     N not a multiple of 4 uses 1 term per lane)\n"
                "  --segment K        chunks per segment (default 64; 1 disables segments)\n"
+               "  --piece L          lanes per fallback piece of a failed chunk (default 16;\n"
+               "                     0: a failed chunk adds all its terms one by one)\n"
                "  --stats            print what the walk did on stderr\n"
                "  -h, --help         this text\n");
 }
@@ -164,6 +166,14 @@ int main(int argc, char **argv)
                 return 2;
             }
             layout.chunks_per_segment = (int)v;
+        } else if (!strcmp(a, "--piece") || !strncmp(a, "--piece=", 8)) {
+            const char *val = a[7] == '=' ? a + 8 : (i + 1 < argc ? argv[++i] : NULL);
+            if (!val || parse_long(val, 0, 1L << 20, &v) < 0) {
+                fprintf(stderr, "exactquality-ordsum: --piece takes a number of lanes "
+                                "from 0 to 1048576\n");
+                return 2;
+            }
+            layout.lanes_per_piece = (int)v;
         } else if (!strcmp(a, "--stats")) {
             stats = 1;
         } else if (a[0] == '-' && a[1]) {
@@ -206,9 +216,9 @@ int main(int argc, char **argv)
     printf("%a\n%a\n", loop, engine);
     if (stats)
         fprintf(stderr,
-                "terms %zu, chunks %zu (%zu applied, %zu term by term), "
-                "segments %zu (%zu applied)\n",
+                "terms %zu, chunks %zu (%zu applied, %zu failed), segments %zu (%zu applied), "
+                "run checks %zu, terms added one by one %zu\n",
                 st.terms, st.chunks, st.chunks_applied, st.chunks_term_by_term, st.segments,
-                st.segments_applied);
+                st.segments_applied, st.checks, st.terms_term_by_term);
     return eq_ord_bits(loop) == eq_ord_bits(engine) ? 0 : 1;
 }

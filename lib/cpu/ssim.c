@@ -4,12 +4,11 @@
  * float_ssim, the CPU reference (libvmaf 3.2.0 feature "float_ssim":
  * libvmaf/src/feature/float_ssim.c -> ssim.c compute_ssim ->
  * iqa/ssim_tools.c _iqa_ssim with the 1-D separable convolution of
- * iqa/convolve.c). The stages shared with float_ms_ssim live here too.
+ * iqa/convolve.c), the choice of stage variant, and the driver that runs one
+ * SSIM scale on the thread pool (shared with float_ms_ssim).
  *
- * Every formula is in lib/exact/ssim_terms.h. The stage functions below only
- * arrange loops; where a loop runs "tap outer, sample inner" (so that a
- * compiler can vectorise it), each sample still receives its taps in the
- * table's order, starting from 0.0, exactly as libvmaf's per-sample loop.
+ * The stage functions are in lib/cpu/ssim_stages.c, every formula in
+ * lib/exact/ssim_terms.h, the mapping from sums to scores in lib/finish.c.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -59,15 +58,24 @@ void eq_ssim_dsp_init(EqSsimDsp *dsp)
 
 enum { N_MAPS = 5 }; /* ref, dist, ref^2, dist^2, ref*dist */
 
+/*
+ * How one scale runs on the pool. The (w-10) x (h-10) windows are cut into
+ * bands of rows; bands are handed out in order. A band rolls an 11-row ring
+ * of horizontally blurred rows of the five maps down its rows, blurs
+ * vertically, and writes its windows' terms into one of `slots` term
+ * buffers. The frame sums are then formed strictly in raster order: bands
+ * are added one after the other, row after row, by whichever worker finds
+ * the next band finished (so the sums overlap the work). A band waits for a
+ * free slot before it starts, which bounds the memory to `slots` bands.
+ */
 struct EqSsimWork {
-    int threads;
-    size_t windows_cap;      /* capacity of the term planes, in windows */
-    size_t row_cap;          /* capacity of one input row, in floats */
-    double *l, *c, *lcs;     /* per-window terms of the frame */
+    int threads, slots, band_rows;
+    size_t row_cap;          /* floats in one input row */
+    size_t slot_cap;         /* windows in one slot */
+    double *l, *c, *lcs;     /* [slots][slot_cap] */
     float *s;
     float **scratch;         /* per worker: rings and row buffers */
-    unsigned char *done;     /* per band */
-    int bands_cap;
+    unsigned char *done;     /* per slot: its band is finished */
 };
 
 void eq_ssim_work_free(EqSsimWork **work)
@@ -96,41 +104,39 @@ static size_t scratch_floats(size_t row)
     return row * (N_MAPS * EQ_SSIM_WINDOW + 3 + N_MAPS);
 }
 
-static int work_reserve(EqSsimWork **work, int threads, int w, int h, int bands)
+enum { BAND_MIN = 32, BAND_MAX = 64 };
+
+static int work_reserve(EqSsimWork **work, int threads, int w)
 {
     EqSsimWork *wk = *work;
-    size_t windows = (size_t)(w - 10) * (size_t)(h - 10);
+    const int slots = 2 * threads + 2;
+    size_t row = (size_t)w;
 
-    if (wk && wk->threads == threads && wk->windows_cap >= windows &&
-        wk->row_cap >= (size_t)w && wk->bands_cap >= bands)
+    if (wk && wk->threads == threads && wk->row_cap >= row)
         return 0;
     if (wk) {
-        /* keep the larger of old and new sizes */
-        if (wk->windows_cap > windows)
-            windows = wk->windows_cap;
-        if (wk->row_cap > (size_t)w)
-            w = (int)wk->row_cap;
-        if (wk->bands_cap > bands)
-            bands = wk->bands_cap;
+        if (wk->row_cap > row)
+            row = wk->row_cap;
         eq_ssim_work_free(work);
     }
     wk = calloc(1, sizeof(*wk));
     if (!wk)
         return EQ_ERR_NO_MEMORY;
     wk->threads = threads;
-    wk->windows_cap = windows;
-    wk->row_cap = (size_t)w;
-    wk->bands_cap = bands;
-    wk->l = malloc(windows * sizeof(double));
-    wk->c = malloc(windows * sizeof(double));
-    wk->lcs = malloc(windows * sizeof(double));
-    wk->s = malloc(windows * sizeof(float));
+    wk->slots = slots;
+    wk->row_cap = row;
+    wk->slot_cap = (size_t)BAND_MAX * row;
+    const size_t n = wk->slot_cap * (size_t)slots;
+    wk->l = malloc(n * sizeof(double));
+    wk->c = malloc(n * sizeof(double));
+    wk->lcs = malloc(n * sizeof(double));
+    wk->s = malloc(n * sizeof(float));
     wk->scratch = calloc((size_t)threads, sizeof(float *));
-    wk->done = malloc((size_t)bands);
+    wk->done = calloc((size_t)slots, 1);
     if (!wk->l || !wk->c || !wk->lcs || !wk->s || !wk->scratch || !wk->done)
         goto fail;
     for (int i = 0; i < threads; i++) {
-        wk->scratch[i] = malloc(scratch_floats((size_t)w) * sizeof(float));
+        wk->scratch[i] = malloc(scratch_floats(row) * sizeof(float));
         if (!wk->scratch[i])
             goto fail;
     }
@@ -150,47 +156,56 @@ typedef struct {
     int band_rows, bands;
     int want_lcs;
     EqSsimSums *sums;
-    /* the ordered sum: bands are added in order, by whichever worker
-     * finds the next band done */
     pthread_mutex_t lock;
-    int next_sum;
-    int summing;
+    pthread_cond_t slot_free;
+    int next_sum;            /* first band not yet added to the sums */
+    int summing;             /* a worker is adding bands */
 } ScaleJob;
+
+static void band_rows(const ScaleJob *j, int b, int *y0, int *y1)
+{
+    *y0 = b * j->band_rows;
+    *y1 = *y0 + j->band_rows < j->oh ? *y0 + j->band_rows : j->oh;
+}
 
 /* Adds band b's windows to the frame sums, row by row in raster order. */
 static void sum_band(ScaleJob *j, int b)
 {
-    const int y0 = b * j->band_rows;
-    const int y1 = y0 + j->band_rows < j->oh ? y0 + j->band_rows : j->oh;
-    const size_t off = (size_t)y0 * (size_t)j->ow;
-    const int n = (y1 - y0) * j->ow;
-    j->dsp->frame_sums(j->wk->l + off, j->wk->c + off, j->wk->s + off,
-                       j->want_lcs ? j->wk->lcs + off : NULL, n, j->sums);
+    const size_t off = (size_t)(b % j->wk->slots) * j->wk->slot_cap;
+    int y0, y1;
+    band_rows(j, b, &y0, &y1);
+    for (int y = y0; y < y1; y++) {
+        const size_t o = off + (size_t)(y - y0) * (size_t)j->ow;
+        j->dsp->frame_sums(j->wk->l + o, j->wk->c + o, j->wk->s + o,
+                           j->want_lcs ? j->wk->lcs + o : NULL, j->ow, j->sums);
+    }
 }
 
-/* Band b: output rows [y0, y1). Rolls an 11-row ring of h-blurred rows of
- * the five maps down the band, writes the band's window terms, then joins
- * the ordered sum. */
 static void scale_band(void *ctx, int b, int worker)
 {
     ScaleJob *j = ctx;
     const EqSsimDsp *dsp = j->dsp;
-    const int w = j->w, ow = j->ow;
-    const int y0 = b * j->band_rows;
-    const int y1 = y0 + j->band_rows < j->oh ? y0 + j->band_rows : j->oh;
-    const size_t row = j->wk->row_cap;
-    float *sc = j->wk->scratch[worker];
-    float *ring = sc;                                   /* [map][11][row] */
+    EqSsimWork *wk = j->wk;
+    const int w = j->w, ow = j->ow, slot = b % wk->slots;
+    const size_t row = wk->row_cap;
+    float *ring = wk->scratch[worker];                  /* [map][11][row] */
     float *prod = ring + row * N_MAPS * EQ_SSIM_WINDOW; /* rr, dd, rd */
     float *vb = prod + 3 * row;                         /* [map][row] */
+    int y0, y1;
+
+    band_rows(j, b, &y0, &y1);
+    pthread_mutex_lock(&j->lock);
+    while (b >= j->next_sum + wk->slots)
+        pthread_cond_wait(&j->slot_free, &j->lock);
+    pthread_mutex_unlock(&j->lock);
 
     for (int r = y0; r < y1 + EQ_SSIM_WINDOW - 1; r++) {
         const float *ir = j->ref + (size_t)r * w, *id = j->dist + (size_t)r * w;
-        const int slot = r % EQ_SSIM_WINDOW;
+        const int ring_row = r % EQ_SSIM_WINDOW;
         dsp->products(ir, id, w, prod, prod + row, prod + 2 * row);
         const float *in[N_MAPS] = { ir, id, prod, prod + row, prod + 2 * row };
         for (int m = 0; m < N_MAPS; m++)
-            dsp->blur_h(in[m], w, ring + ((size_t)m * EQ_SSIM_WINDOW + slot) * row);
+            dsp->blur_h(in[m], w, ring + ((size_t)m * EQ_SSIM_WINDOW + ring_row) * row);
         if (r < y0 + EQ_SSIM_WINDOW - 1)
             continue;
 
@@ -204,21 +219,23 @@ static void scale_band(void *ctx, int b, int worker)
         float *mu1 = vb, *mu2 = vb + row, *v1 = vb + 2 * row, *v2 = vb + 3 * row,
               *cv = vb + 4 * row;
         dsp->moments(mu1, mu2, v1, v2, cv, ow);
-        const size_t off = (size_t)y * (size_t)ow;
-        dsp->window_terms(mu1, mu2, v1, v2, cv, ow, j->wk->l + off, j->wk->c + off,
-                          j->wk->s + off, j->want_lcs ? j->wk->lcs + off : NULL);
+        const size_t off = (size_t)slot * wk->slot_cap + (size_t)(y - y0) * (size_t)ow;
+        dsp->window_terms(mu1, mu2, v1, v2, cv, ow, wk->l + off, wk->c + off, wk->s + off,
+                          j->want_lcs ? wk->lcs + off : NULL);
     }
 
     pthread_mutex_lock(&j->lock);
-    j->wk->done[b] = 1;
+    wk->done[slot] = 1;
     if (!j->summing) {
         j->summing = 1;
-        while (j->next_sum < j->bands && j->wk->done[j->next_sum]) {
+        while (j->next_sum < j->bands && wk->done[j->next_sum % wk->slots]) {
             int s = j->next_sum;
             pthread_mutex_unlock(&j->lock);
             sum_band(j, s);
             pthread_mutex_lock(&j->lock);
+            wk->done[s % wk->slots] = 0;
             j->next_sum++;
+            pthread_cond_broadcast(&j->slot_free);
         }
         j->summing = 0;
     }
@@ -243,22 +260,27 @@ int eq_cpu_ssim_scale(EqCpu *cpu, EqSsimWork **work, const float *ref, const flo
     j.h = h;
     j.ow = w - (EQ_SSIM_WINDOW - 1);
     j.oh = oh;
-    /* Bands of at least 32 rows (each band re-blurs 10 rows), about four per
-     * thread so that the ordered sum overlaps the work. */
+    /* About four bands per thread, so that the ordered sum overlaps the
+     * work; at least BAND_MIN rows (each band blurs 10 rows more than it
+     * outputs), at most BAND_MAX (the size of a term slot). */
     j.band_rows = (oh + 4 * threads - 1) / (4 * threads);
-    if (j.band_rows < 32)
-        j.band_rows = 32;
+    if (j.band_rows < BAND_MIN)
+        j.band_rows = BAND_MIN;
+    if (j.band_rows > BAND_MAX)
+        j.band_rows = BAND_MAX;
     j.bands = (oh + j.band_rows - 1) / j.band_rows;
     j.want_lcs = want_lcs;
     sums->l = sums->c = sums->s = sums->lcs = 0.0;
     j.sums = sums;
 
-    if ((err = work_reserve(work, threads, w, h, j.bands)) < 0)
+    if ((err = work_reserve(work, threads, w)) < 0)
         return err;
     j.wk = *work;
-    memset(j.wk->done, 0, (size_t)j.bands);
+    memset(j.wk->done, 0, (size_t)j.wk->slots);
     pthread_mutex_init(&j.lock, NULL);
+    pthread_cond_init(&j.slot_free, NULL);
     eq_pool_run(cpu->pool, j.bands, scale_band, &j);
+    pthread_cond_destroy(&j.slot_free);
     pthread_mutex_destroy(&j.lock);
     return 0;
 }

@@ -46,9 +46,10 @@
  * consecutive terms in order; a chunk is lanes_per_chunk lanes composed by
  * an ordered tree (lane i takes lane i + step); a segment is up to
  * chunks_per_segment consecutive chunks (aligned groups) with one planned
- * binade, composed by an ordered tree as well. The walk steps over
- * segments, falls back to a segment's chunks when a segment check fails and
- * to a chunk's terms when a chunk check fails.
+ * binade, composed by a segmented scan. The walk steps over segments,
+ * falls back to a segment's chunks when a segment check fails, to a chunk's
+ * pieces (lanes_per_piece lanes, runs under the exact sum's binade) when a
+ * chunk check fails, and to a piece's terms when a piece check fails.
  *
  * Test-only mutations (EQ_ORDSUM_MUTATION, docs/ordered-sum.md): each must
  * make tests/lib/test_ordsum.c fail.
@@ -102,6 +103,8 @@ typedef struct EqOrdLayout {
     int terms_per_lane;     /* e.g. 4 */
     int lanes_per_chunk;    /* e.g. 256 */
     int chunks_per_segment; /* e.g. 64; 1 disables segments */
+    int lanes_per_piece;    /* fallback pieces of a failed chunk, e.g. 16
+                               lanes (64 terms); 0: plain adds for the chunk */
 } EqOrdLayout;
 
 EQ_HD static inline uint64_t eq_ord_bits(double x)
@@ -170,7 +173,7 @@ EQ_HD static inline EqOrdRun eq_ord_term(double x, int e)
     int bx = (int)((b >> 52) & 0x7ff);
     uint64_t mant = b & EQ_ORD_MANT_MASK;
     int sh, tie = 0;
-    int64_t q, r0, r1;
+    int64_t q, r0, r1, neg;
 
     if (bx == 0x7ff || e < EQ_ORD_EMIN || e > EQ_ORD_EMAX)
         return eq_ord_poison();
@@ -189,26 +192,24 @@ EQ_HD static inline EqOrdRun eq_ord_term(double x, int e)
     } else if (sh > 53) {
         q = 0; /* |x| / u < 2^53 / 2^54 = 1/2: below half, never a tie */
     } else {
+        /* branch-free rounding: the bits shifted out decide, data-dependent
+         * branches here cost a misprediction (a divergence on the device) */
         uint64_t rem = mant & ((((uint64_t)1) << sh) - 1);
         uint64_t half = ((uint64_t)1) << (sh - 1);
-        q = (int64_t)(mant >> sh);
-        if (rem > half)
-            q++;
-        else if (rem == half)
-            tie = 1;
+        q = (int64_t)(mant >> sh) + (int64_t)(rem > half);
+        tie = rem == half;
     }
 #if EQ_ORDSUM_MUTATION == 1
     /* mutation: a tie always rounds up */
     r0 = q + tie;
     r1 = q + tie;
 #else
-    r0 = q + (tie ? (q & 1) : 0);
-    r1 = q + (tie ? ((q & 1) ^ 1) : 0);
+    r0 = q + (tie & (q & 1));
+    r1 = q + (tie & ((q & 1) ^ 1));
 #endif
-    if (b >> 63) {
-        r0 = -r0;
-        r1 = -r1;
-    }
+    neg = -(int64_t)(b >> 63); /* 0 or -1: r(-x, p) = -r(x, p) */
+    r0 = (r0 ^ neg) - neg;
+    r1 = (r1 ^ neg) - neg;
     r.d[0] = r.lo[0] = r.hi[0] = r0;
     r.d[1] = r.lo[1] = r.hi[1] = r1;
     return r;
@@ -233,10 +234,8 @@ EQ_HD static inline EqOrdRun eq_ord_compose(EqOrdRun a, EqOrdRun b)
          * would put the run in local memory on a GPU); same values */
         int64_t lo = da + (q ? b.lo[1] : b.lo[0]);
         int64_t hi = da + (q ? b.hi[1] : b.hi[0]);
-        if (a.lo[p] < lo)
-            lo = a.lo[p];
-        if (a.hi[p] > hi)
-            hi = a.hi[p];
+        lo = a.lo[p] < lo ? a.lo[p] : lo;
+        hi = a.hi[p] > hi ? a.hi[p] : hi;
         if (lo < -EQ_ORD_CAP || hi > EQ_ORD_CAP) {
             r.d[p] = 0;
             r.lo[p] = -EQ_ORD_POISON;
@@ -248,6 +247,35 @@ EQ_HD static inline EqOrdRun eq_ord_compose(EqOrdRun a, EqOrdRun b)
         }
     }
     return r;
+}
+
+/* Appends the term x to the run *r in place: *r = compose(*r, term(x, e)),
+ * the same values, in the form a lane's loop compiles best. */
+EQ_HD static inline void eq_ord_push(EqOrdRun *r, double x, int e)
+{
+    EqOrdRun t = eq_ord_term(x, e);
+    int p;
+    for (p = 0; p < 2; p++) {
+        int64_t da = r->d[p];
+#if EQ_ORDSUM_MUTATION == 4
+        int q = p; /* mutation: parity ignored */
+#else
+        int q = (int)((p + da) & 1);
+#endif
+        int64_t lo = da + t.lo[q];
+        int64_t hi = da + t.hi[q];
+        lo = r->lo[p] < lo ? r->lo[p] : lo;
+        hi = r->hi[p] > hi ? r->hi[p] : hi;
+        if (lo < -EQ_ORD_CAP || hi > EQ_ORD_CAP) {
+            r->d[p] = 0;
+            r->lo[p] = -EQ_ORD_POISON;
+            r->hi[p] = EQ_ORD_POISON;
+        } else {
+            r->d[p] = da + t.d[q];
+            r->lo[p] = lo;
+            r->hi[p] = hi;
+        }
+    }
 }
 
 /* Applies run r, computed under the planned binade e, to the exact running
@@ -311,7 +339,7 @@ EQ_HD static inline EqOrdRun eq_ord_run_terms(const double *x, int n, ptrdiff_t 
     EqOrdRun r = eq_ord_empty();
     int i;
     for (i = 0; i < n; i++)
-        r = eq_ord_compose(r, eq_ord_term(x[(ptrdiff_t)i * stride], e));
+        eq_ord_push(&r, x[(ptrdiff_t)i * stride], e);
     return r;
 }
 
@@ -327,21 +355,57 @@ EQ_HD static inline void eq_ord_tree(EqOrdRun *runs, int n)
             runs[i] = eq_ord_compose(runs[i], runs[i + step]);
 }
 
-/* One chunk on the walk: its run when the check passes, otherwise its n
- * terms x[0], x[stride], ... with the plain add, in order (on the device,
- * the terms staged in shared memory). Returns 1 when the run was applied.
- * e == EQ_ORD_NONE always goes term by term. */
-EQ_HD static inline int eq_ord_walk_chunk(double *s, const EqOrdRun *run, int e,
-                                          const double *x, int n, ptrdiff_t stride)
+/* The fallback of a chunk whose run was not applied: its n terms x[0],
+ * x[stride], ... in pieces of `piece` terms. Each piece is applied as one
+ * run under the binade the exact sum has where the piece starts, when the
+ * checks pass; otherwise its terms are added with the plain add, in order.
+ * piece < 1 or piece >= n: every term with the plain add. Returns the number
+ * of terms added with the plain add.
+ *
+ * On the device the block stages the chunk's terms in shared memory,
+ * computes the runs of all remaining pieces in parallel under the current
+ * binade (lanes, then an ordered tree per piece) and recomputes them only
+ * when a plain-added piece moved the sum to another binade: the same runs,
+ * so the same bits. A sum crossing one binade inside a chunk then costs one
+ * piece of plain adds instead of the whole chunk. */
+EQ_HD static inline int eq_ord_walk_pieces(double *s, const double *x, int n, ptrdiff_t stride,
+                                           int piece)
 {
-    double t;
-    int i;
-    if (e != EQ_ORD_NONE && eq_ord_apply(s, run, e))
+    int k, plain = 0;
+    if (piece < 1 || piece >= n)
+        piece = n;
+    for (k = 0; k < n; k += piece) {
+        const double *xp = x + (ptrdiff_t)k * stride;
+        int len = n - k < piece ? n - k : piece, i;
+        int e = eq_ord_binade(*s);
+        double t;
+        if (piece < n && e != EQ_ORD_NONE) {
+            EqOrdRun r = eq_ord_run_terms(xp, len, stride, e);
+            if (eq_ord_apply(s, &r, e))
+                continue;
+        }
+        t = *s;
+        for (i = 0; i < len; i++)
+            t += xp[(ptrdiff_t)i * stride];
+        *s = t;
+        plain += len;
+    }
+    return plain;
+}
+
+/* One chunk on the walk: its run under the planned binade e when the
+ * checks pass (returns 1), otherwise eq_ord_walk_pieces() (returns 0).
+ * e == EQ_ORD_NONE goes straight to the pieces. *plain_terms receives the
+ * number of terms added with the plain add. */
+EQ_HD static inline int eq_ord_walk_chunk(double *s, const EqOrdRun *run, int e,
+                                          const double *x, int n, ptrdiff_t stride, int piece,
+                                          int *plain_terms)
+{
+    if (e != EQ_ORD_NONE && eq_ord_apply(s, run, e)) {
+        *plain_terms = 0;
         return 1;
-    t = *s;
-    for (i = 0; i < n; i++)
-        t += x[(ptrdiff_t)i * stride];
-    *s = t;
+    }
+    *plain_terms = eq_ord_walk_pieces(s, x, n, stride, piece);
     return 0;
 }
 
@@ -350,6 +414,16 @@ EQ_HD static inline int eq_ord_walk_chunk(double *s, const EqOrdRun *run, int e,
 EQ_HD static inline int eq_ord_plan_binade(double approx_prefix)
 {
     return eq_ord_binade(approx_prefix);
+}
+
+/* The plan for one chunk from the approximate sums before and after it: the
+ * binade they share, or "term by term" when they differ (the chunk will
+ * most likely cross a binade, and planning it "none" keeps it out of the
+ * segments around it, whose checks then pass). Advice only. */
+EQ_HD static inline int eq_ord_plan_chunk(double approx_before, double approx_after)
+{
+    int e = eq_ord_binade(approx_before);
+    return e == eq_ord_binade(approx_after) ? e : EQ_ORD_NONE;
 }
 
 /* A segment starts at chunk c when c is the first chunk of an aligned group

@@ -11,12 +11,12 @@
 
 #include "exactquality.h"
 
-const EqOrdLayout eq_ordsum_default_layout = {4, 256, 64};
+const EqOrdLayout eq_ordsum_default_layout = {4, 256, 64, 16};
 
 int eq_ordsum_layout_check(const EqOrdLayout *layout)
 {
     if (!layout || layout->terms_per_lane < 1 || layout->lanes_per_chunk < 1 ||
-        layout->chunks_per_segment < 1)
+        layout->chunks_per_segment < 1 || layout->lanes_per_piece < 0)
         return EQ_ERR_INVALID_ARGUMENT;
     if ((long)layout->terms_per_lane * layout->lanes_per_chunk > (1L << 20) ||
         layout->chunks_per_segment > (1 << 20))
@@ -76,15 +76,17 @@ void eq_ordsum_chunk_sums(const double *x, size_t n, ptrdiff_t stride,
 }
 
 /* The binade each chunk is planned under: that of the approximate sum of
- * all chunks before it. The device forms this prefix with a scan; any
+ * all chunks before it, when the approximate sum after it is in the same
+ * binade (eq_ord_plan_chunk). The device forms this prefix with a scan; any
  * grouping is advice. The first chunk (prefix 0) goes term by term. */
 void eq_ordsum_plan_tree(double s0, const double *chunk_sum, size_t nchunks, int *plan)
 {
     double prefix = s0;
     size_t c;
     for (c = 0; c < nchunks; c++) {
-        plan[c] = eq_ord_plan_binade(prefix);
-        prefix += chunk_sum[c];
+        double next = prefix + chunk_sum[c];
+        plan[c] = eq_ord_plan_chunk(prefix, next);
+        prefix = next;
     }
 }
 
@@ -169,10 +171,12 @@ void eq_ordsum_chunk_runs(const double *x, size_t n, ptrdiff_t stride,
         }
         for (l = 0; l < lanes; l++) {
             size_t i0 = c * ct + (size_t)l * (size_t)tpl;
-            int nt = 0;
-            if (i0 < n)
-                nt = n - i0 < (size_t)tpl ? (int)(n - i0) : tpl;
-            lane_runs[l] = eq_ord_run_terms(x + (ptrdiff_t)i0 * stride, nt, stride, e);
+            if (i0 < n) {
+                int nt = n - i0 < (size_t)tpl ? (int)(n - i0) : tpl;
+                lane_runs[l] = eq_ord_run_terms(x + (ptrdiff_t)i0 * stride, nt, stride, e);
+            } else {
+                lane_runs[l] = eq_ord_empty(); /* past the end: the identity */
+            }
         }
         eq_ord_tree(lane_runs, lanes);
         runs[c] = lane_runs[0];
@@ -220,6 +224,7 @@ double eq_ordsum_walk(const double *x, size_t n, ptrdiff_t stride, double s0,
     size_t ct = eq_ordsum_chunk_terms(layout);
     size_t nchunks = eq_ordsum_nchunks(n, layout);
     EqOrdStats st = {0};
+    int piece = layout->lanes_per_piece * layout->terms_per_lane;
     double s = s0;
     size_t c = 0;
 
@@ -239,14 +244,15 @@ double eq_ordsum_walk(const double *x, size_t n, ptrdiff_t stride, double s0,
         }
         for (; c < end; c++) {
             size_t first = c * ct, last = (c + 1) * ct < n ? (c + 1) * ct : n;
+            int plain;
             if (plan[c] != EQ_ORD_NONE)
                 st.checks++;
             if (eq_ord_walk_chunk(&s, &runs[c], plan[c], x + (ptrdiff_t)first * stride,
-                                  (int)(last - first), stride)) {
+                                  (int)(last - first), stride, piece, &plain)) {
                 st.chunks_applied++;
             } else {
                 st.chunks_term_by_term++;
-                st.terms_term_by_term += last - first;
+                st.terms_term_by_term += (size_t)plain;
             }
         }
     }

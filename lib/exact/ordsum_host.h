@@ -48,13 +48,13 @@ typedef struct EqOrdStats {
     size_t segments;            /* segments of two or more chunks tried */
     size_t segments_applied;    /* ... applied in one step */
     size_t chunks_applied;      /* chunks applied by a run (in segments too) */
-    size_t chunks_term_by_term; /* chunks whose terms were added one by one */
-    size_t terms_term_by_term;  /* terms added one by one */
+    size_t chunks_term_by_term; /* chunks whose run was not applied (pieces) */
+    size_t terms_term_by_term;  /* terms added with the plain add */
     size_t checks;              /* run checks (eq_ord_apply calls) on the walk */
 } EqOrdStats;
 
 /* The layout eq_ordsum() uses: 4 terms per lane, 256 lanes per chunk,
- * segments of up to 64 chunks. */
+ * segments of up to 64 chunks, fallback pieces of 16 lanes. */
 extern const EqOrdLayout eq_ordsum_default_layout;
 
 /* 0 when the layout is usable (every count >= 1, chunk <= 2^20 terms). */

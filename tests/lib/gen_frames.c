@@ -10,6 +10,9 @@
  *                                               gains a column and a row
  *   gen_frames p12    W H SEED in.yuv out.yuv   yuv420p10le -> yuv422p12le
  *   gen_frames p16    W H SEED in.yuv out.yuv   yuv444p 8-bit -> yuv444p16le
+ *   gen_frames min    W H SEED in.yuv out.yuv   yuv420p 8-bit -> 176 x 177
+ *                                               crop at (100, 50): float_ms_ssim's
+ *                                               smallest size, 1x2 windows at scale 4
  *
  * New low bits and the new column/row are a hash of (plane, x, y, frame,
  * SEED). Files are read and written frame by frame.
@@ -53,7 +56,10 @@ int main(int argc, char **argv)
     const uint32_t seed = (uint32_t)strtoul(argv[4], NULL, 10);
     FILE *in = fopen(argv[5], "rb"), *out = fopen(argv[6], "wb");
     int odd = !strcmp(mode, "odd"), p12 = !strcmp(mode, "p12"), p16 = !strcmp(mode, "p16");
-    if (!in || !out || (!odd && !p12 && !p16) || w <= 0 || h <= 0) {
+    int crop = !strcmp(mode, "min");
+    enum { CROP_W = 176, CROP_H = 177, CROP_X = 100, CROP_Y = 50 };
+    if (!in || !out || (!odd && !p12 && !p16 && !crop) || w <= 0 || h <= 0 ||
+        (crop && (w < CROP_X + CROP_W || h < CROP_Y + CROP_H))) {
         fprintf(stderr, "gen_frames: bad arguments or files\n");
         return 2;
     }
@@ -65,9 +71,12 @@ int main(int argc, char **argv)
         ih[p] = p && !p16 ? (h + 1) / 2 : h;
     }
     size_t in_size = 0, out_size = 0;
-    int ow[3], oh[3], ob = odd ? 1 : 2;
+    int ow[3], oh[3], ob = odd || crop ? 1 : 2;
     for (int p = 0; p < 3; p++) {
-        if (odd) {
+        if (crop) {
+            ow[p] = p ? (CROP_W + 1) / 2 : CROP_W;
+            oh[p] = p ? (CROP_H + 1) / 2 : CROP_H;
+        } else if (odd) {
             ow[p] = p ? (w + 2) / 2 : w + 1;
             oh[p] = p ? (h + 2) / 2 : h + 1;
         } else if (p12) {
@@ -91,7 +100,10 @@ int main(int argc, char **argv)
             for (int y = 0; y < oh[p]; y++) {
                 for (int x = 0; x < ow[p]; x++) {
                     uint32_t r = hash((uint32_t)p, (uint32_t)x, (uint32_t)y, f, seed);
-                    if (odd) {
+                    if (crop) {
+                        int sx = x + (p ? CROP_X / 2 : CROP_X), sy = y + (p ? CROP_Y / 2 : CROP_Y);
+                        op[(size_t)y * ow[p] + x] = ip[(size_t)sy * iw[p] + sx];
+                    } else if (odd) {
                         int sx = x < iw[p] ? x : iw[p] - 1, sy = y < ih[p] ? y : ih[p] - 1;
                         unsigned v = ip[(size_t)sy * iw[p] + sx];
                         if (x >= iw[p] || y >= ih[p])

@@ -7,9 +7,11 @@
 #   run_fixture.sh TEST GEN REF.mkv DIST.mkv PIX_FMT FRAMES W H SUB BITDEPTH \
 #                  GEN_MODE|- CSV...
 #
-# FRAMES limits the decoded frames (0: all). With GEN_MODE (odd, p12, p16)
-# W H SUB BITDEPTH describe the generated frames and the decoded ones are
-# gen_frames' input (see tests/lib/gen_frames.c).
+# FRAMES limits the decoded frames (0: all). With GEN_MODE (odd, p12, p16,
+# min:DWxDH) W H SUB BITDEPTH describe the generated frames and the decoded
+# ones are gen_frames' input (see tests/lib/gen_frames.c); DWxDH is the
+# decoded size where it is not implied (odd: one less than W x H; p12, p16:
+# W x H).
 set -eu
 test_bin=$1 gen_bin=$2 ref=$3 dist=$4 pix_fmt=$5 frames=$6
 w=$7 h=$8 sub=$9 bd=${10} gen=${11}
@@ -34,9 +36,12 @@ if [ "$gen" = "-" ]; then
   mv "$tmp/ref.dec" "$tmp/ref.yuv"
   mv "$tmp/dist.dec" "$tmp/dist.yuv"
 else
-  # the decoded size: odd adds a column and a row
+  # the decoded size: odd adds a column and a row; MODE:DWxDH names it
   dw=$w dh=$h
-  if [ "$gen" = odd ]; then dw=$((w - 1)); dh=$((h - 1)); fi
+  case "$gen" in
+    odd) dw=$((w - 1)); dh=$((h - 1)) ;;
+    *:*x*) size=${gen#*:}; gen=${gen%%:*}; dw=${size%x*}; dh=${size#*x} ;;
+  esac
   "$gen_bin" "$gen" "$dw" "$dh" 1 "$tmp/ref.dec" "$tmp/ref.yuv"
   "$gen_bin" "$gen" "$dw" "$dh" 2 "$tmp/dist.dec" "$tmp/dist.yuv"
 fi

@@ -164,6 +164,19 @@ static void random_plane(float *p, int n)
         p[i] = (float)(next_u32() % 65536u) / 256.0f;
 }
 
+/* Planes of wide dynamic range: samples near 2^7 mixed with samples near
+ * 2^-35, so that the double partial sums of a filter round (on sample-like
+ * planes of 8 to 10 bits every filter sum is exact in double). The float
+ * rounding of the output hides the order of the taps all the same except on
+ * constructed inputs (docs/cpu-reference.md, "Mutations"). */
+static void wide_plane(float *p, int n)
+{
+    for (int i = 0; i < n; i++) {
+        int e = (next_u32() & 1) ? 7 : -33 - (int)(next_u32() % 4u);
+        p[i] = ldexpf((float)(0x800000u | (next_u32() & 0x7fffffu)), e - 23);
+    }
+}
+
 /* iqa/convolve.c _iqa_convolve (IQA_CONVOLVE_1D), per output sample. */
 static void naive_blur(const float *img, int w, int h, float *out)
 {
@@ -211,7 +224,7 @@ static void test_stages(void)
         const int w = sizes[t][0], h = sizes[t][1];
         float *img = malloc(sizeof(float) * w * h), *want = malloc(sizeof(float) * w * h),
               *got = malloc(sizeof(float) * w * h), *hb = malloc(sizeof(float) * w * h);
-        random_plane(img, w * h);
+        wide_plane(img, w * h);
 
         /* blur: h pass on every row, v pass on 11 rows */
         naive_blur(img, w, h, want);
@@ -226,6 +239,30 @@ static void test_stages(void)
         }
         bad += memcmp(want, got, sizeof(float) * (w - 10) * (h - 10)) != 0;
         CHECK(bad == 0);
+
+        /* each pass alone on wide-range input, against the per-sample loop */
+        {
+            static const float g[EQ_SSIM_GAUSS_LEN] = EQ_SSIM_GAUSS_TAPS;
+            const float *rows[EQ_SSIM_WINDOW];
+            for (int k = 0; k < EQ_SSIM_WINDOW; k++)
+                rows[k] = img + (k % h) * w;
+            dsp.blur_v(rows, w, got);
+            dsp.blur_h(img, w, hb);
+            bad = 0;
+            for (int x = 0; x < w; x++) {
+                double sv = 0.0, sh = 0.0;
+                for (int k = 0; k < EQ_SSIM_GAUSS_LEN; k++) {
+                    sv = eq_tap(sv, rows[k][x], g[k]);
+                    if (x < w - 10)
+                        sh = eq_tap(sh, img[x + k], g[k]);
+                }
+                float fv = (float)sv, fh = (float)sh;
+                bad += memcmp(&fv, &got[x], sizeof(float)) != 0;
+                if (x < w - 10)
+                    bad += memcmp(&fh, &hb[x], sizeof(float)) != 0;
+            }
+            CHECK(bad == 0);
+        }
 
         /* 9x9 low-pass decimation by 2 */
         const int sw = eq_decimated_size(w, 2), sh = eq_decimated_size(h, 2);
@@ -422,7 +459,7 @@ static void test_isas(void)
             float *a = malloc(sizeof(float) * n), *b = malloc(sizeof(float) * n);
             float *o1 = malloc(sizeof(float) * n * 3), *o2 = malloc(sizeof(float) * n * 3);
             double *d1 = malloc(sizeof(double) * n * 3), *d2 = malloc(sizeof(double) * n * 3);
-            random_plane(a, n);
+            wide_plane(a, n);
             for (int i = 0; i < n; i++)
                 b[i] = a[i] * 0.5f + (float)(next_u32() % 2048u) / 16.0f;
 #define SAME(p, q, bytes) (bad += memcmp((p), (q), (bytes)) != 0, compared++)

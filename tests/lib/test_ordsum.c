@@ -423,9 +423,12 @@ typedef struct {
     EqOrdLayout layout;
 } NamedLayout;
 
+/* terms per lane x lanes per chunk, chunks per segment, lanes per piece */
 static const NamedLayout layouts[] = {
-    {"4x256 seg64", {4, 256, 64}}, {"4x32 seg8", {4, 32, 8}}, {"3x7 seg5", {3, 7, 5}},
-    {"1x1 seg1", {1, 1, 1}},       {"2x64 seg1", {2, 64, 1}}, {"1x16 seg300", {1, 16, 300}},
+    {"4x256 seg64 piece16", {4, 256, 64, 16}}, {"4x256 seg64 piece0", {4, 256, 64, 0}},
+    {"4x32 seg8 piece3", {4, 32, 8, 3}},       {"3x7 seg5 piece2", {3, 7, 5, 2}},
+    {"1x1 seg1 piece0", {1, 1, 1, 0}},         {"2x64 seg1 piece1", {2, 64, 1, 1}},
+    {"1x16 seg300 piece0", {1, 16, 300, 0}},
 };
 
 static void pipeline_case(int kind, const double *x, size_t n, ptrdiff_t stride, double s0,
@@ -512,10 +515,14 @@ static void pipeline(void)
     CHECK(ssimu2_tree.chunks_applied * 4 >= ssimu2_tree.chunks * 3);
     CHECK(ssim_tree.segments_applied > 0);
     CHECK(hover_tree.chunks_applied > 0);
-    printf("fast path, 4x256 seg64, tree plan: ssim %zu/%zu chunks (%zu/%zu segments), "
-           "ssimulacra2 %zu/%zu chunks, hover %zu/%zu chunks\n",
-           ssim_tree.chunks_applied, ssim_tree.chunks, ssim_tree.segments_applied,
-           ssim_tree.segments, ssimu2_tree.chunks_applied, ssimu2_tree.chunks,
+    /* pieces: a failed chunk adds far fewer than its 1024 terms one by one */
+    CHECK(ssim_tree.terms_term_by_term * 4 < ssim_tree.chunks_term_by_term * 1024);
+    CHECK(ssimu2_tree.terms_term_by_term * 4 < ssimu2_tree.chunks_term_by_term * 1024);
+    printf("fast path, %s, tree plan: ssim %zu/%zu chunks (%zu/%zu segments, %zu plain adds), "
+           "ssimulacra2 %zu/%zu chunks (%zu plain adds), hover %zu/%zu chunks\n",
+           layouts[0].name, ssim_tree.chunks_applied, ssim_tree.chunks,
+           ssim_tree.segments_applied, ssim_tree.segments, ssim_tree.terms_term_by_term,
+           ssimu2_tree.chunks_applied, ssimu2_tree.chunks, ssimu2_tree.terms_term_by_term,
            hover_tree.chunks_applied, hover_tree.chunks);
 
     /* Signed zeros: +0 start gives +0 for all -0 (+0 + -0 = +0); a -0
@@ -569,7 +576,7 @@ static void pipeline(void)
         EqOrdRun runs[NC], seg[NC];
         EqOrdSegRun scratch[8];
         int plan[NC], seg_len[NC], c, k, covered = 0, multi = 0;
-        EqOrdLayout L = {1, 1, 8};
+        EqOrdLayout L = {1, 1, 8, 0};
         for (c = 0; c < NC; c++) {
             double t[3];
             plan[c] = (c / 5) % 3 == 2 ? EQ_ORD_NONE : (c / 5) % 3;
@@ -596,16 +603,82 @@ static void pipeline(void)
     }
     /* Bad arguments are refused. */
     {
-        EqOrdLayout bad = {0, 256, 64};
+        EqOrdLayout bad = {0, 256, 64, 16}, bad_piece = {4, 256, 64, -1};
         EqOrdPlanSpec tree = {EQ_ORD_PLAN_TREE, 0, 0}, fixed = {EQ_ORD_PLAN_FIXED, 5000, 0};
         double got;
         CHECK(eq_ordsum_host(x, 10, 1, 0.0, &bad, &tree, &got, NULL) < 0);
+        CHECK(eq_ordsum_host(x, 10, 1, 0.0, &bad_piece, &tree, &got, NULL) < 0);
         CHECK(eq_ordsum_host(x, 10, 1, 0.0, &layouts[0].layout, &fixed, &got, NULL) < 0);
         CHECK(eq_ordsum_host(NULL, 10, 1, 0.0, &layouts[0].layout, &tree, &got, NULL) < 0);
         CHECK(eq_ordsum_host(NULL, 0, 1, 0.0, &layouts[0].layout, &tree, &got, NULL) == 0);
         CHECK_BITS(got, 0.0);
     }
     free(x);
+}
+
+/* Random small cases: random lengths (0 and 1 included), random layouts,
+ * plans and start values, inputs spliced from several kinds. */
+static void random_cases(int count)
+{
+    double *x = malloc(6000 * sizeof *x), *tmp = malloc(6000 * sizeof *tmp);
+    int k, mismatches = 0;
+    if (!x || !tmp) {
+        CHECK(!"out of memory");
+        free(x);
+        free(tmp);
+        return;
+    }
+    for (k = 0; k < count; k++) {
+        size_t n = (size_t)(rnd() % 6001), done = 0;
+        EqOrdLayout L;
+        EqOrdPlanSpec spec;
+        double s0, loop, got = 0.0;
+        int err;
+        if (k < 4)
+            n = (size_t)k; /* 0, 1, 2, 3 terms */
+        while (done < n) {
+            size_t len = 1 + (size_t)(rnd() % 2000);
+            if (len > n - done)
+                len = n - done;
+            make_input((int)(rnd() % K_COUNT), tmp, len);
+            memcpy(x + done, tmp, len * sizeof *x);
+            done += len;
+        }
+        L.terms_per_lane = 1 + (int)(rnd() % 5);
+        L.lanes_per_chunk = 1 + (int)(rnd() % 70);
+        L.chunks_per_segment = 1 + (int)(rnd() % 20);
+        L.lanes_per_piece = (int)(rnd() % 8);
+        spec.kind = (EqOrdPlanKind)(rnd() % 6);
+        spec.fixed = -5 + (int)(rnd() % 20);
+        spec.seed = rnd();
+        switch (rnd() % 4) {
+        case 0:
+            s0 = 0.0;
+            break;
+        case 1:
+            s0 = -0.0;
+            break;
+        case 2:
+            s0 = 1.0 + rnd01();
+            break;
+        default:
+            s0 = -ldexp(1.0 + rnd01(), (int)(rnd() % 40) - 20);
+        }
+        loop = eq_ordsum_loop(x, n, 1, s0);
+        err = eq_ordsum_host(x, n, 1, s0, &L, &spec, &got, NULL);
+        if (err != 0 || !same_bits(loop, got)) {
+            if (mismatches++ < 5)
+                fprintf(stderr,
+                        "random case %d: n=%zu layout %dx%d seg%d piece%d plan %d s0=%a: "
+                        "loop %a engine %a (err %d)\n",
+                        k, n, L.terms_per_lane, L.lanes_per_chunk, L.chunks_per_segment,
+                        L.lanes_per_piece, (int)spec.kind, s0, loop, got, err);
+        }
+    }
+    CHECK(mismatches == 0);
+    printf("random cases: %d, %d mismatches\n", count, mismatches);
+    free(x);
+    free(tmp);
 }
 
 int main(void)
@@ -620,5 +693,6 @@ int main(void)
 
     composition(200000);
     pipeline();
+    random_cases(1500);
     return eqtest_done();
 }

@@ -89,6 +89,8 @@ int main(int argc, char **argv)
         "--chunk 100",
         "--chunk 4096 --segment 1",
         "--plan=high --chunk=13",
+        "--piece 0",
+        "--piece=1 --chunk 64",
     };
 
     if (argc != 3) {
@@ -141,6 +143,8 @@ int main(int argc, char **argv)
     snprintf(args, sizeof args, "--plan fixed=5000 '%s'", ties);
     CHECK(run(tool, args, NULL, 0) == 2);
     snprintf(args, sizeof args, "--chunk 0 '%s'", ties);
+    CHECK(run(tool, args, NULL, 0) == 2);
+    snprintf(args, sizeof args, "--piece -1 '%s'", ties);
     CHECK(run(tool, args, NULL, 0) == 2);
     snprintf(args, sizeof args, "'%s' '%s'", ties, ties);
     CHECK(run(tool, args, NULL, 0) == 2);
