@@ -85,23 +85,18 @@ static void check_frame(CkContext *ck, const FgFormat *fmt, int w, int h, EqRang
     }
 
     /* blurs and terms of each channel, then its six sums */
-    double *maps = malloc(8 * n * 8);
-    double *prod = maps, *tmp = maps + n, *mu1 = maps + 2 * n, *mu2 = maps + 3 * n,
-           *s11 = maps + 4 * n, *s22 = maps + 5 * n, *s12 = maps + 6 * n;
+    float *maps = malloc(6 * n * sizeof(float));
+    float *tmp = maps, *mu1 = maps + n, *mu2 = maps + 2 * n, *s11 = maps + 3 * n,
+          *s22 = maps + 4 * n, *s12 = maps + 5 * n;
     double *dd = malloc(2 * n * 8), *gd = malloc(2 * n * 8);
     for (int c = 0; c < 3; c++) {
         const double *x1 = xyb + (size_t)c * n, *x2 = xyb + (size_t)(3 + c) * n;
         const double *a[5] = { x1, x2, x1, x2, x1 };
         const double *b[5] = { NULL, NULL, x1, x2, x2 };
-        double *o[5] = { mu1, mu2, s11, s22, s12 };
+        float *o[5] = { mu1, mu2, s11, s22, s12 };
         for (int m = 0; m < 5; m++) {
-            const double *in = a[m];
-            if (b[m]) {
-                eq_s2_mul_c(a[m], b[m], prod, n);
-                in = prod;
-            }
-            eq_s2_blur_h_c(in, tmp, w, h, 0, h);
-            eq_s2_blur_v_c(tmp, o[m], w, h, 0, w);
+            eq_s2_blur_h_c(a[m], b[m], tmp, w, h, 0, h, NULL);
+            eq_s2_blur_v_c(tmp, o[m], w, h, 0, w, NULL);
         }
         eq_s2_terms_c(x1, x2, mu1, mu2, s11, s22, s12, dd, dd + n, n);
         for (int run = 0; run < 2; run++) {
