@@ -111,7 +111,7 @@ static void check_frame(CkContext *ck, const FgFormat *fmt, int w, int h, EqRang
                      c);
             ck_same(ck, what, gd + n, dd + n, n * 8);
         }
-        double want[6], got[6];
+        double want[6] = { 0, 0, 0, 0, 0, 0 }, got[6]; /* eq_s2_sums_c continues from want */
         eq_s2_sums_c(dd, dd + n, n, want);
         EqCudaSumCase cases[6] = {
             { dd, n, 1, EQ_CUDA_TERM_X },            { dd, n, 1, EQ_CUDA_TERM_QUARTIC },
