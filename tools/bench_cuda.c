@@ -63,7 +63,7 @@ typedef struct Pairs {
 
 static int make_pairs(Pairs *p, int w, int h)
 {
-    static const FgFormat fmt = { "yuv420p", EQ_LAYOUT_YUV420P, 8, 0 };
+    static const FgFormat fmt = {"yuv420p", EQ_LAYOUT_YUV420P, 8, 0};
     memset(p, 0, sizeof(*p));
     for (int k = 0; k < NPAIRS; k++) {
         if (fg_alloc(&p->host[k][0], &fmt, w, h, 0) < 0 ||
@@ -107,7 +107,7 @@ static void free_pairs(Pairs *p)
 }
 
 enum { IN_DEVICE, IN_PINNED, IN_PAGEABLE };
-static const char *in_names[] = { "device", "host-pinned", "host-pageable" };
+static const char *in_names[] = {"device", "host-pinned", "host-pageable"};
 
 /* Median ms/frame of one configuration; *ev_ms gets the CUDA-event median
  * for device input. */
@@ -213,8 +213,10 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--profile"))
             profile = 1; /* device input, exact sums only: for ncu */
         else {
-            fprintf(stderr, "usage: %s [--frames N] [--warmup N] [--sizes WxH,...] "
-                            "[--metrics a,b] [--threads N]\n", argv[0]);
+            fprintf(stderr,
+                    "usage: %s [--frames N] [--warmup N] [--sizes WxH,...] "
+                    "[--metrics a,b] [--threads N]\n",
+                    argv[0]);
             return 2;
         }
     }
@@ -282,7 +284,7 @@ int main(int argc, char **argv)
                 for (int in = IN_DEVICE; in <= IN_PINNED; in++) {
                     for (int t = 0; t < n; t++) {
                         eq_scorer_open(&scs[t], &s);
-                        args[t] = (ThreadArg){ scs[t], p, frames, in, 0 };
+                        args[t] = (ThreadArg){scs[t], p, frames, in, 0};
                     }
                     double t0 = now_ms();
                     for (int t = 0; t < n; t++)

@@ -65,8 +65,8 @@ int eq_cuda_device_available(char *why, size_t why_size);
  */
 
 /* PSNR: sum of squared differences of one component, as an integer. */
-int eq_cuda_stage_psnr_sse(EqCuda *cuda, const EqFrame *ref, const EqFrame *dist,
-                           int comp, uint64_t *sse);
+int eq_cuda_stage_psnr_sse(EqCuda *cuda, const EqFrame *ref, const EqFrame *dist, int comp,
+                           uint64_t *sse);
 
 /* SSIM stages on tight host float planes (lib/cpu/ssim.h's C stages are
  * the references): component 0 of ref and dist to floats (w x h each); the

@@ -23,10 +23,10 @@ static const struct {
     const char *name;
     void (*fn)(CkContext *);
 } stages[] = {
-    { "ordsum", ck_ordsum },
-    { "psnr", ck_psnr },
-    { "ssim", ck_ssim },
-    { "ssimulacra2", ck_ssimulacra2 },
+    {"ordsum", ck_ordsum},
+    {"psnr", ck_psnr},
+    {"ssim", ck_ssim},
+    {"ssimulacra2", ck_ssimulacra2},
 };
 
 int main(int argc, char **argv)
@@ -35,7 +35,7 @@ int main(int argc, char **argv)
     const char *only = NULL;
     char why[256];
     EqSettings s;
-    EqLog log = { log_cb, NULL };
+    EqLog log = {log_cb, NULL};
 
     memset(&ck, 0, sizeof(ck));
     ck.seed = (uint64_t)time(NULL);
@@ -49,7 +49,8 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--only") && i + 1 < argc)
             only = argv[++i];
         else {
-            fprintf(stderr, "usage: %s [--seed N] [--full | --quick] [--only STAGE]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--seed N] [--full | --quick] [--only STAGE]\n",
+                    argv[0]);
             return 2;
         }
     }
@@ -63,7 +64,8 @@ int main(int argc, char **argv)
         printf("CUDA backend failed to open: %s\n", eq_strerror(err));
         return 1;
     }
-    printf("checkkernels: seed %llu%s\n", (unsigned long long)ck.seed, ck.full ? " (full)" : "");
+    printf("checkkernels: seed %llu%s\n", (unsigned long long)ck.seed,
+           ck.full ? " (full)" : "");
     for (size_t i = 0; i < sizeof(stages) / sizeof(stages[0]); i++) {
         if (only && strcmp(only, stages[i].name))
             continue;

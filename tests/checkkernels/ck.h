@@ -19,8 +19,8 @@
 typedef struct CkContext {
     EqCuda *cuda;
     uint64_t seed;
-    int full;      /* 1: larger sizes and more repetitions */
-    int quick;     /* 1: small sizes only (for compute-sanitizer) */
+    int full;  /* 1: larger sizes and more repetitions */
+    int quick; /* 1: small sizes only (for compute-sanitizer) */
     int passed;
     int failed;
     const char *stage;

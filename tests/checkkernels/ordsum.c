@@ -27,20 +27,48 @@ static void fill(double *x, size_t n, int kind, uint64_t *rng)
     for (size_t i = 0; i < n; i++) {
         double u = uniform(rng), v;
         switch (kind) {
-        case 0: v = u; break;                                              /* [0, 1) */
-        case 1: v = 1.0 - (0.5 + 0.5 * u); break;                          /* ties: 1 - q */
-        case 2: v = (u - 0.5) * 3.0; break;                                /* mixed sign */
-        case 3: v = ldexp(0.5 + u, (int)(fg_splitmix(rng) % 61) - 30); break; /* wide range */
-        case 4: v = (fg_splitmix(rng) % 17) ? 0.0 : u; break;              /* mostly zeros */
-        case 5: v = (double)(fg_splitmix(rng) % 256); break;               /* integers */
-        case 6: v = (fg_splitmix(rng) % 3) ? ldexp(u, -1060) : 0.0; break; /* subnormals */
-        case 7: v = u * 1.1 - 0.1; break;                                  /* SSIM-like */
-        case 8: v = i == 0 ? 1e12 : u * 1e-3; break;                       /* huge head */
-        case 10: v = i < n * 3 / 5 ? ((i & 1) ? -0.0 : 0.0) : u; break;   /* zeros first */
-        case 11: v = 0.0; break;                                           /* all zero */
-        case 12: v = (i / 3000) % 2 ? u * 1e-9 : 0.0; break;               /* zero stretches */
-        case 9: v = (i & 1) ? -x[i - 1] : ldexp(u, (int)(i % 20)); break; /* cancellation */
-        default: v = u; break;
+        case 0:
+            v = u;
+            break; /* [0, 1) */
+        case 1:
+            v = 1.0 - (0.5 + 0.5 * u);
+            break; /* ties: 1 - q */
+        case 2:
+            v = (u - 0.5) * 3.0;
+            break; /* mixed sign */
+        case 3:
+            v = ldexp(0.5 + u, (int)(fg_splitmix(rng) % 61) - 30);
+            break; /* wide range */
+        case 4:
+            v = (fg_splitmix(rng) % 17) ? 0.0 : u;
+            break; /* mostly zeros */
+        case 5:
+            v = (double)(fg_splitmix(rng) % 256);
+            break; /* integers */
+        case 6:
+            v = (fg_splitmix(rng) % 3) ? ldexp(u, -1060) : 0.0;
+            break; /* subnormals */
+        case 7:
+            v = u * 1.1 - 0.1;
+            break; /* SSIM-like */
+        case 8:
+            v = i == 0 ? 1e12 : u * 1e-3;
+            break; /* huge head */
+        case 10:
+            v = i < n * 3 / 5 ? ((i & 1) ? -0.0 : 0.0) : u;
+            break; /* zeros first */
+        case 11:
+            v = 0.0;
+            break; /* all zero */
+        case 12:
+            v = (i / 3000) % 2 ? u * 1e-9 : 0.0;
+            break; /* zero stretches */
+        case 9:
+            v = (i & 1) ? -x[i - 1] : ldexp(u, (int)(i % 20));
+            break; /* cancellation */
+        default:
+            v = u;
+            break;
         }
         x[i] = v;
     }
@@ -53,9 +81,9 @@ static int same_run(const EqOrdRun *a, const EqOrdRun *b)
 
 void ck_ordsum(CkContext *ck)
 {
-    static const size_t sizes_ci[] = { 0, 1, 5, 1023, 1024, 1025, 4103, 65536 + 77, 200003 };
-    static const size_t sizes_full[] = { 0, 1, 5, 1023, 1024, 1025, 4103, 65536 + 77, 200003,
-                                         1000003, 3840 * 2160 };
+    static const size_t sizes_ci[] = {0, 1, 5, 1023, 1024, 1025, 4103, 65536 + 77, 200003};
+    static const size_t sizes_full[] = {0,    1,          5,      1023,    1024,       1025,
+                                        4103, 65536 + 77, 200003, 1000003, 3840 * 2160};
     const size_t *sizes = ck->full ? sizes_full : sizes_ci;
     int nsizes = ck->full ? 11 : ck->quick ? 7 : 9;
     uint64_t rng = ck->seed ^ 0x4f5244ull;
@@ -80,7 +108,7 @@ void ck_ordsum(CkContext *ck)
             for (size_t i = 0; i < n; i++)
                 mem[nc][i * (size_t)stride] = tmp[i];
             free(tmp);
-            cases[nc] = (EqCudaSumCase){ mem[nc], n, stride, EQ_CUDA_TERM_X };
+            cases[nc] = (EqCudaSumCase){mem[nc], n, stride, EQ_CUDA_TERM_X};
             chunks += eq_cuda_stage_ordsum_chunks(n);
             nc++;
         }
@@ -111,7 +139,8 @@ void ck_ordsum(CkContext *ck)
                      cases[i].stride);
             ck_same(ck, what, &sums[0][i], &want, sizeof(double));
             ck_same(ck, what, &sums[1][i], &want, sizeof(double));
-            snprintf(what, sizeof(what), "kind %d n %zu: sum, every chunk term by term", kind, n);
+            snprintf(what, sizeof(what), "kind %d n %zu: sum, every chunk term by term", kind,
+                     n);
             ck_same(ck, what, &none_sums[i], &want, sizeof(double));
 
             /* the partials, against the host stages in the same layout */
@@ -122,7 +151,8 @@ void ck_ordsum(CkContext *ck)
                 EqOrdRun *seg = malloc(nch * sizeof(EqOrdRun));
                 int *seg_len = malloc(nch * sizeof(int));
                 EqOrdRun *lanes = malloc((size_t)lay->lanes_per_chunk * sizeof(EqOrdRun));
-                EqOrdSegRun *scr = malloc((size_t)lay->chunks_per_segment * sizeof(EqOrdSegRun));
+                EqOrdSegRun *scr =
+                    malloc((size_t)lay->chunks_per_segment * sizeof(EqOrdSegRun));
                 eq_ordsum_chunk_sums(cases[i].x, n, cases[i].stride, lay, cs);
                 snprintf(what, sizeof(what), "kind %d n %zu: chunk sums", kind, n);
                 ck_same(ck, what, part[0].chunk_sum + c0, cs, nch * sizeof(double));
@@ -172,5 +202,6 @@ void ck_ordsum(CkContext *ck)
             free(mem[i]);
     }
     printf("  ordsum: device plan differs from the host's sequential-prefix plan in "
-           "%ld of %ld chunks (advice only)\n", plan_diff, plan_total);
+           "%ld of %ld chunks (advice only)\n",
+           plan_diff, plan_total);
 }

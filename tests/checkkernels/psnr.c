@@ -25,18 +25,18 @@ static uint64_t sse_c(const EqFrame *ref, const EqFrame *dist, int comp)
 void ck_psnr(CkContext *ck)
 {
     static const FgFormat formats[] = {
-        { "gray8", EQ_LAYOUT_GRAY, 8, 0 },
-        { "yuv420p", EQ_LAYOUT_YUV420P, 8, 0 },
-        { "yuv422p10", EQ_LAYOUT_YUV422P, 10, 0 },
-        { "yuv444p12", EQ_LAYOUT_YUV444P, 12, 0 },
-        { "yuv420p16", EQ_LAYOUT_YUV420P, 16, 0 },
-        { "nv12", EQ_LAYOUT_NV12, 8, 0 },
-        { "p010", EQ_LAYOUT_NV12, 10, 1 },
-        { "p016", EQ_LAYOUT_NV12, 16, 1 },
-        { "yuv420p10msb", EQ_LAYOUT_YUV420P, 10, 1 },
+        {"gray8", EQ_LAYOUT_GRAY, 8, 0},
+        {"yuv420p", EQ_LAYOUT_YUV420P, 8, 0},
+        {"yuv422p10", EQ_LAYOUT_YUV422P, 10, 0},
+        {"yuv444p12", EQ_LAYOUT_YUV444P, 12, 0},
+        {"yuv420p16", EQ_LAYOUT_YUV420P, 16, 0},
+        {"nv12", EQ_LAYOUT_NV12, 8, 0},
+        {"p010", EQ_LAYOUT_NV12, 10, 1},
+        {"p016", EQ_LAYOUT_NV12, 16, 1},
+        {"yuv420p10msb", EQ_LAYOUT_YUV420P, 10, 1},
     };
-    static const int sizes[][2] = { { 1, 1 }, { 7, 5 }, { 176, 176 }, { 577, 323 },
-                                    { 1921, 1081 }, { 3840, 2160 } };
+    static const int sizes[][2] = {{1, 1},     {7, 5},       {176, 176},
+                                   {577, 323}, {1921, 1081}, {3840, 2160}};
     int nsizes = ck->full ? 6 : ck->quick ? 3 : 4;
     uint64_t rng = ck->seed ^ 0x50534e52ull;
 
@@ -57,7 +57,7 @@ void ck_psnr(CkContext *ck)
             else
                 fg_distort(&d, &r, fg_splitmix(&rng), 1u << (formats[fi].bitdepth - 4));
             for (int c = 0; c < (formats[fi].layout == EQ_LAYOUT_GRAY ? 1 : 3); c++) {
-                uint64_t want = sse_c(&r.f, &d.f, c), got[2] = { 0, 0 };
+                uint64_t want = sse_c(&r.f, &d.f, c), got[2] = {0, 0};
                 char what[96];
                 snprintf(what, sizeof(what), "%s %dx%d comp %d sse", formats[fi].name, w, h, c);
                 for (int run = 0; run < 2; run++) {

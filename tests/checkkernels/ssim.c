@@ -29,7 +29,7 @@ static void terms_c(const float *ref, const float *dist, int w, int h, double *l
     for (int y = 0; y < h; y++) {
         const float *r = ref + (size_t)y * w, *d = dist + (size_t)y * w;
         eq_ssim_products_c(r, d, w, prod, prod + w, prod + 2 * w);
-        const float *in[5] = { r, d, prod, prod + w, prod + 2 * w };
+        const float *in[5] = {r, d, prod, prod + w, prod + 2 * w};
         for (int m = 0; m < 5; m++)
             eq_ssim_blur_h_c(in[m], w, hb[m] + (size_t)y * ow);
     }
@@ -84,7 +84,7 @@ static void check_size(CkContext *ck, const FgFormat *fmt, int w, int h, uint64_
     }
 
     /* box decimation by a few factors, and float_ssim's own */
-    int factors[3] = { 2, 3, eq_ssim_auto_scale(w, h) };
+    int factors[3] = {2, 3, eq_ssim_auto_scale(w, h)};
     for (int i = 0; i < 3; i++) {
         int f = factors[i];
         if (f < 2 || (i == 2 && (f == 2 || f == 3)))
@@ -150,9 +150,10 @@ static void check_size(CkContext *ck, const FgFormat *fmt, int w, int h, uint64_
             snprintf(what, sizeof(what), "window terms %s %dx%d: lcs", fmt->name, w, h);
             ck_same(ck, what, glcs, lcs, nw * 8);
         }
-        EqSsimSums want = { 0, 0, 0, 0 };
+        EqSsimSums want = {0, 0, 0, 0};
         eq_ssim_frame_sums_c(l, c, s, lcs, (int)nw, &want);
-        EqCudaSumCase cases[4] = { { l, nw, 1, 0 }, { c, nw, 1, 0 }, { sw, nw, 1, 0 }, { lcs, nw, 1, 0 } };
+        EqCudaSumCase cases[4] = {
+            {l, nw, 1, 0}, {c, nw, 1, 0}, {sw, nw, 1, 0}, {lcs, nw, 1, 0}};
         double got[4];
         for (int run = 0; run < 2; run++) {
             int err = eq_cuda_stage_ordsum(ck->cuda, cases, 4, 0, got, NULL);
@@ -161,7 +162,7 @@ static void check_size(CkContext *ck, const FgFormat *fmt, int w, int h, uint64_
                 continue;
             }
             snprintf(what, sizeof(what), "frame sums %s %dx%d", fmt->name, w, h);
-            double wv[4] = { want.l, want.c, want.s, want.lcs };
+            double wv[4] = {want.l, want.c, want.s, want.lcs};
             ck_same(ck, what, got, wv, sizeof(wv));
         }
         free(l);
@@ -185,13 +186,13 @@ static void check_size(CkContext *ck, const FgFormat *fmt, int w, int h, uint64_
 void ck_ssim(CkContext *ck)
 {
     static const FgFormat formats[] = {
-        { "gray8", EQ_LAYOUT_GRAY, 8, 0 },
-        { "yuv420p10", EQ_LAYOUT_YUV420P, 10, 0 },
-        { "yuv444p12", EQ_LAYOUT_YUV444P, 12, 0 },
-        { "p016", EQ_LAYOUT_NV12, 16, 1 },
+        {"gray8", EQ_LAYOUT_GRAY, 8, 0},
+        {"yuv420p10", EQ_LAYOUT_YUV420P, 10, 0},
+        {"yuv444p12", EQ_LAYOUT_YUV444P, 12, 0},
+        {"p016", EQ_LAYOUT_NV12, 16, 1},
     };
-    static const int sizes[][2] = { { 11, 11 }, { 12, 30 }, { 45, 37 }, { 176, 176 },
-                                    { 577, 323 }, { 1921, 1081 }, { 3840, 2160 } };
+    static const int sizes[][2] = {{11, 11},   {12, 30},     {45, 37},    {176, 176},
+                                   {577, 323}, {1921, 1081}, {3840, 2160}};
     int nsizes = ck->full ? 7 : ck->quick ? 3 : 5;
     uint64_t rng = ck->seed ^ 0x5353494dull;
     for (size_t f = 0; f < sizeof(formats) / sizeof(formats[0]); f++)

@@ -91,9 +91,9 @@ static void check_frame(CkContext *ck, const FgFormat *fmt, int w, int h, EqRang
     double *dd = malloc(2 * n * 8), *gd = malloc(2 * n * 8);
     for (int c = 0; c < 3; c++) {
         const double *x1 = xyb + (size_t)c * n, *x2 = xyb + (size_t)(3 + c) * n;
-        const double *a[5] = { x1, x2, x1, x2, x1 };
-        const double *b[5] = { NULL, NULL, x1, x2, x2 };
-        float *o[5] = { mu1, mu2, s11, s22, s12 };
+        const double *a[5] = {x1, x2, x1, x2, x1};
+        const double *b[5] = {NULL, NULL, x1, x2, x2};
+        float *o[5] = {mu1, mu2, s11, s22, s12};
         for (int m = 0; m < 5; m++) {
             eq_s2_blur_h_c(a[m], b[m], tmp, w, h, 0, h, NULL);
             eq_s2_blur_v_c(tmp, o[m], w, h, 0, w, NULL);
@@ -105,18 +105,22 @@ static void check_frame(CkContext *ck, const FgFormat *fmt, int w, int h, EqRang
                 ck_error(ck, "blur_terms", err);
                 continue;
             }
-            snprintf(what, sizeof(what), "blur+terms %s %dx%d channel %d: d", fmt->name, w, h, c);
+            snprintf(what, sizeof(what), "blur+terms %s %dx%d channel %d: d", fmt->name, w, h,
+                     c);
             ck_same(ck, what, gd, dd, n * 8);
             snprintf(what, sizeof(what), "blur+terms %s %dx%d channel %d: d1", fmt->name, w, h,
                      c);
             ck_same(ck, what, gd + n, dd + n, n * 8);
         }
-        double want[6] = { 0, 0, 0, 0, 0, 0 }, got[6]; /* eq_s2_sums_c continues from want */
+        double want[6] = {0, 0, 0, 0, 0, 0}, got[6]; /* eq_s2_sums_c continues from want */
         eq_s2_sums_c(dd, dd + n, n, want);
         EqCudaSumCase cases[6] = {
-            { dd, n, 1, EQ_CUDA_TERM_X },            { dd, n, 1, EQ_CUDA_TERM_QUARTIC },
-            { dd + n, n, 1, EQ_CUDA_TERM_ARTIFACT }, { dd + n, n, 1, EQ_CUDA_TERM_ARTIFACT4 },
-            { dd + n, n, 1, EQ_CUDA_TERM_DETAIL },   { dd + n, n, 1, EQ_CUDA_TERM_DETAIL4 },
+            {dd, n, 1, EQ_CUDA_TERM_X},
+            {dd, n, 1, EQ_CUDA_TERM_QUARTIC},
+            {dd + n, n, 1, EQ_CUDA_TERM_ARTIFACT},
+            {dd + n, n, 1, EQ_CUDA_TERM_ARTIFACT4},
+            {dd + n, n, 1, EQ_CUDA_TERM_DETAIL},
+            {dd + n, n, 1, EQ_CUDA_TERM_DETAIL4},
         };
         for (int run = 0; run < 2; run++) {
             int err = eq_cuda_stage_ordsum(ck->cuda, cases, 6, 0, got, NULL);
@@ -143,14 +147,14 @@ static void check_frame(CkContext *ck, const FgFormat *fmt, int w, int h, EqRang
 void ck_ssimulacra2(CkContext *ck)
 {
     static const FgFormat formats[] = {
-        { "yuv420p", EQ_LAYOUT_YUV420P, 8, 0 },   { "yuv422p10", EQ_LAYOUT_YUV422P, 10, 0 },
-        { "yuv444p12", EQ_LAYOUT_YUV444P, 12, 0 }, { "nv12", EQ_LAYOUT_NV12, 8, 0 },
-        { "p010", EQ_LAYOUT_NV12, 10, 1 },         { "gray", EQ_LAYOUT_GRAY, 8, 0 },
-        { "rgbx", EQ_LAYOUT_RGBX, 8, 0 },          { "rgb48", EQ_LAYOUT_RGB, 16, 0 },
-        { "yuv420p16", EQ_LAYOUT_YUV420P, 16, 0 },
+        {"yuv420p", EQ_LAYOUT_YUV420P, 8, 0},    {"yuv422p10", EQ_LAYOUT_YUV422P, 10, 0},
+        {"yuv444p12", EQ_LAYOUT_YUV444P, 12, 0}, {"nv12", EQ_LAYOUT_NV12, 8, 0},
+        {"p010", EQ_LAYOUT_NV12, 10, 1},         {"gray", EQ_LAYOUT_GRAY, 8, 0},
+        {"rgbx", EQ_LAYOUT_RGBX, 8, 0},          {"rgb48", EQ_LAYOUT_RGB, 16, 0},
+        {"yuv420p16", EQ_LAYOUT_YUV420P, 16, 0},
     };
-    static const int sizes[][2] = { { 8, 8 }, { 17, 9 }, { 64, 48 }, { 177, 97 },
-                                    { 577, 323 }, { 1921, 1081 } };
+    static const int sizes[][2] = {{8, 8},    {17, 9},    {64, 48},
+                                   {177, 97}, {577, 323}, {1921, 1081}};
     int nsizes = ck->full ? 6 : ck->quick ? 3 : 5;
     uint64_t rng = ck->seed ^ 0x53325332ull;
     for (size_t f = 0; f < sizeof(formats) / sizeof(formats[0]); f++)

@@ -53,10 +53,14 @@ static inline void fg_buffer_geometry(const EqFrame *f, int i, int *spp, int *w,
     *w = f->width;
     *h = f->height;
     switch (f->layout) {
-    case EQ_LAYOUT_RGB: *spp = 3; break;
+    case EQ_LAYOUT_RGB:
+        *spp = 3;
+        break;
     case EQ_LAYOUT_RGBX:
     case EQ_LAYOUT_BGRX:
-    case EQ_LAYOUT_RGBA: *spp = 4; break;
+    case EQ_LAYOUT_RGBA:
+        *spp = 4;
+        break;
     case EQ_LAYOUT_NV12:
         if (i == 1) {
             *spp = 2;
@@ -158,7 +162,8 @@ static inline void fg_fill(FgFrame *fr, uint64_t seed, int kind)
                     if (kind == 0) {
                         v = (unsigned)(fg_splitmix(&rng) % (maxv + 1));
                     } else if (kind == 1) {
-                        long g = (long)((uint64_t)(x * 7 + y * 3 + k * 50) * maxv / (bw * 7 + bh * 3 + 150));
+                        long g = (long)((uint64_t)(x * 7 + y * 3 + k * 50) * maxv /
+                                        (bw * 7 + bh * 3 + 150));
                         long n = (long)(fg_splitmix(&rng) % 33) - 16;
                         g += n * (long)(maxv / 255 + 1);
                         v = g < 0 ? 0 : g > (long)maxv ? maxv : (unsigned)g;

@@ -35,8 +35,8 @@ static void settings(EqSettings *s, EqBackend b, unsigned metrics)
 
 /* A forced fault at `site`: the call fails with `want`, the message names
  * `cuda_name`; device metrics are not scored, CPU metrics still are. */
-static void check_fault(const char *site, int want, const char *cuda_name,
-                        const FgFrame *r, const FgFrame *d, const EqScores *good)
+static void check_fault(const char *site, int want, const char *cuda_name, const FgFrame *r,
+                        const FgFrame *d, const EqScores *good)
 {
     EqSettings s;
     EqScorer *sc = NULL;
@@ -94,7 +94,7 @@ int main(void)
     EqSettings s;
     EqScorer *sc = NULL;
     char why[256];
-    static const FgFormat fmt = { "yuv420p", EQ_LAYOUT_YUV420P, 8, 0 };
+    static const FgFormat fmt = {"yuv420p", EQ_LAYOUT_YUV420P, 8, 0};
     FgFrame r, d;
     EqScores out;
 

@@ -46,8 +46,8 @@ static int same_double(double a, double b)
 static void report(const char *what, const char *member, double c, double g)
 {
     if (n_mismatch < 20)
-        fprintf(stderr, "MISMATCH %s: %s cpu=%a (%.17g) cuda=%a (%.17g)\n", what, member, c,
-                c, g, g);
+        fprintf(stderr, "MISMATCH %s: %s cpu=%a (%.17g) cuda=%a (%.17g)\n", what, member, c, c,
+                g, g);
     n_mismatch++;
 }
 
@@ -55,17 +55,17 @@ static void report(const char *what, const char *member, double c, double g)
 static void compare(const char *what, const EqScores *c, const EqScores *g, int device_only)
 {
     char name[64];
-#define CMP_INT(m)                                                                         \
-    do {                                                                                   \
-        n_values++;                                                                        \
-        if (c->m != g->m)                                                                  \
-            report(what, #m, c->m, g->m);                                                  \
+#define CMP_INT(m)                                                                             \
+    do {                                                                                       \
+        n_values++;                                                                            \
+        if (c->m != g->m)                                                                      \
+            report(what, #m, c->m, g->m);                                                      \
     } while (0)
-#define CMP_D(m, label)                                                                    \
-    do {                                                                                   \
-        n_values++;                                                                        \
-        if (!same_double(c->m, g->m))                                                      \
-            report(what, label, c->m, g->m);                                               \
+#define CMP_D(m, label)                                                                        \
+    do {                                                                                       \
+        n_values++;                                                                            \
+        if (!same_double(c->m, g->m))                                                          \
+            report(what, label, c->m, g->m);                                                   \
     } while (0)
     if (!device_only) {
         CMP_INT(requested);
@@ -108,8 +108,8 @@ static void compare(const char *what, const EqScores *c, const EqScores *g, int 
 static int score_device(EqScorer *sc, const FgFrame *r, const FgFrame *d, EqScores *out)
 {
     EqFrame df[2];
-    void *mem[2][3] = { { NULL } };
-    const FgFrame *src[2] = { r, d };
+    void *mem[2][3] = {{NULL}};
+    const FgFrame *src[2] = {r, d};
     int err = 0;
     cudaStream_t stream = NULL;
 
@@ -123,8 +123,8 @@ static int score_device(EqScorer *sc, const FgFrame *r, const FgFrame *d, EqScor
             size_t row = (size_t)bw * spp * (df[f].bitdepth > 8 ? 2 : 1);
             size_t pitch = row + 64 + (size_t)f * 2;
             if (cudaMalloc(&mem[f][i], pitch * bh) != cudaSuccess ||
-                cudaMemcpy2D(mem[f][i], pitch, src[f]->f.data[i], src[f]->f.stride[i], row,
-                             bh, cudaMemcpyHostToDevice) != cudaSuccess) {
+                cudaMemcpy2D(mem[f][i], pitch, src[f]->f.data[i], src[f]->f.stride[i], row, bh,
+                             cudaMemcpyHostToDevice) != cudaSuccess) {
                 err = EQ_ERR_DEVICE;
                 goto done;
             }
@@ -143,14 +143,14 @@ done:
 }
 
 static const FgFormat formats[] = {
-    { "yuv420p", EQ_LAYOUT_YUV420P, 8, 0 },    { "yuv422p", EQ_LAYOUT_YUV422P, 8, 0 },
-    { "yuv444p", EQ_LAYOUT_YUV444P, 8, 0 },    { "yuv420p10", EQ_LAYOUT_YUV420P, 10, 0 },
-    { "yuv422p10", EQ_LAYOUT_YUV422P, 10, 0 }, { "yuv444p10", EQ_LAYOUT_YUV444P, 10, 0 },
-    { "yuv420p12", EQ_LAYOUT_YUV420P, 12, 0 }, { "yuv422p12", EQ_LAYOUT_YUV422P, 12, 0 },
-    { "yuv444p12", EQ_LAYOUT_YUV444P, 12, 0 }, { "yuv420p16", EQ_LAYOUT_YUV420P, 16, 0 },
-    { "yuv422p16", EQ_LAYOUT_YUV422P, 16, 0 }, { "yuv444p16", EQ_LAYOUT_YUV444P, 16, 0 },
-    { "nv12", EQ_LAYOUT_NV12, 8, 0 },          { "p010", EQ_LAYOUT_NV12, 10, 1 },
-    { "p016", EQ_LAYOUT_NV12, 16, 1 },         { "gray", EQ_LAYOUT_GRAY, 8, 0 },
+    {"yuv420p", EQ_LAYOUT_YUV420P, 8, 0},    {"yuv422p", EQ_LAYOUT_YUV422P, 8, 0},
+    {"yuv444p", EQ_LAYOUT_YUV444P, 8, 0},    {"yuv420p10", EQ_LAYOUT_YUV420P, 10, 0},
+    {"yuv422p10", EQ_LAYOUT_YUV422P, 10, 0}, {"yuv444p10", EQ_LAYOUT_YUV444P, 10, 0},
+    {"yuv420p12", EQ_LAYOUT_YUV420P, 12, 0}, {"yuv422p12", EQ_LAYOUT_YUV422P, 12, 0},
+    {"yuv444p12", EQ_LAYOUT_YUV444P, 12, 0}, {"yuv420p16", EQ_LAYOUT_YUV420P, 16, 0},
+    {"yuv422p16", EQ_LAYOUT_YUV422P, 16, 0}, {"yuv444p16", EQ_LAYOUT_YUV444P, 16, 0},
+    {"nv12", EQ_LAYOUT_NV12, 8, 0},          {"p010", EQ_LAYOUT_NV12, 10, 1},
+    {"p016", EQ_LAYOUT_NV12, 16, 1},         {"gray", EQ_LAYOUT_GRAY, 8, 0},
 };
 #define N_FORMATS (int)(sizeof(formats) / sizeof(formats[0]))
 
@@ -163,17 +163,20 @@ typedef struct Plan {
 /* The smallest sizes: below, at and above each metric's minimum (the CPU
  * decides; the device must give the same status). */
 static const Plan plans[] = {
-    { 1, 1, 1, 1 },       { 7, 7, 1, 0 },         { 8, 8, 1, 1 },       { 11, 11, 1, 1 },
-    { 12, 13, 1, 0 },     { 16, 16, 1, 1 },       { 31, 17, 1, 0 },     { 32, 32, 1, 1 },
-    { 176, 176, 100, 2 }, { 577, 323, 24, 1 },    { 1921, 1081, 3, 0 }, { 3840, 2160, 1, 0 },
+    {1, 1, 1, 1},       {7, 7, 1, 0},      {8, 8, 1, 1},       {11, 11, 1, 1},
+    {12, 13, 1, 0},     {16, 16, 1, 1},    {31, 17, 1, 0},     {32, 32, 1, 1},
+    {176, 176, 100, 2}, {577, 323, 24, 1}, {1921, 1081, 3, 0}, {3840, 2160, 1, 0},
 };
 
 /* Scores every frame of a raw planar pair on both backends. */
 static int raw_pair(EqScorer *cpu, EqScorer *gpu, const char *rp, const char *dp, int w, int h,
                     int sub, int bd)
 {
-    FgFormat fmt = { "raw", sub == 444 ? EQ_LAYOUT_YUV444P
-                            : sub == 422 ? EQ_LAYOUT_YUV422P : EQ_LAYOUT_YUV420P, bd, 0 };
+    FgFormat fmt = {"raw",
+                    sub == 444   ? EQ_LAYOUT_YUV444P
+                    : sub == 422 ? EQ_LAYOUT_YUV422P
+                                 : EQ_LAYOUT_YUV420P,
+                    bd, 0};
     FILE *fr = fopen(rp, "rb"), *fd = fopen(dp, "rb");
     FgFrame r, d;
     int frames = 0;
@@ -233,8 +236,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--raw")) {
             raw_first = i + 1;
             break;
-        }
-        else {
+        } else {
             fprintf(stderr, "usage: %s [--full] [--seed N] [--frames-scale K]\n", argv[0]);
             return 2;
         }
@@ -300,7 +302,8 @@ int main(int argc, char **argv)
                     fg_fill(&d, fg_splitmix(&r2), 0);
                 else
                     fg_distort(&d, &r, fg_splitmix(&r2),
-                               kind == 4 ? 0 : (1u << (fmt->bitdepth - 8)) * (kind == 1 ? 2 : 40));
+                               kind == 4 ? 0
+                                         : (1u << (fmt->bitdepth - 8)) * (kind == 1 ? 2 : 40));
                 EqScores c, g;
                 char what[128];
                 snprintf(what, sizeof(what), "%s %dx%d frame %d (seed %llu)", fmt->name,
