@@ -37,6 +37,7 @@ void eq_cpu_close(EqCpu **cpu)
         return;
     eq_cpu_ssim_free(*cpu);
     eq_cpu_ms_ssim_free(*cpu);
+    eq_cpu_ssimulacra2_free(*cpu);
     eq_pool_close(&(*cpu)->pool);
     free(*cpu);
     *cpu = NULL;

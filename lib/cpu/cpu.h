@@ -13,6 +13,7 @@
 
 struct EqCpuSsimState;   /* lib/cpu/ssim.c: planes kept between frames */
 struct EqCpuMsSsimState; /* lib/cpu/ms_ssim.c */
+struct EqCpuS2State;     /* lib/cpu/ssimulacra2.c */
 
 struct EqCpu {
     EqSettings settings;
@@ -21,6 +22,7 @@ struct EqCpu {
     EqPool *pool; /* `threads` threads, the caller's included */
     struct EqCpuSsimState *ssim;
     struct EqCpuMsSsimState *ms_ssim;
+    struct EqCpuS2State *ssimulacra2;
 };
 
 int eq_cpu_psnr(EqCpu *cpu, const EqFrame *ref, const EqFrame *dist, EqScores *out);
@@ -31,5 +33,6 @@ int eq_cpu_ssimulacra2(EqCpu *cpu, const EqFrame *ref, const EqFrame *dist, EqSc
 /* Buffers a metric keeps between frames; called by eq_cpu_close. */
 void eq_cpu_ssim_free(EqCpu *cpu);
 void eq_cpu_ms_ssim_free(EqCpu *cpu);
+void eq_cpu_ssimulacra2_free(EqCpu *cpu);
 
 #endif /* EQ_CPU_H */

@@ -3,14 +3,27 @@
  *
  * SSIMULACRA 2.1, the CPU reference. The definition (libjxl
  * tools/ssimulacra2.cc at aea3a06e281fdee13e04815bfbf4f4132e7f59ea, restated
- * in double with a fixed order; docs/ssimulacra2.md) is in the per-pixel
+ * with fixed types and order; docs/ssimulacra2.md) is in the per-pixel
  * functions of lib/exact/ssimulacra2.h; this file holds the C stages, the
  * driver that runs them over the scales, and the host-only final score.
  *
- * Threads (EqCpu.threads) split the per-pixel stages by rows; every output
- * depends only on its inputs, so the bits do not depend on the split. The
- * sums run on one thread each, in raster order.
+ * Speed without changing a bit: threads (EqCpu.pool) split the per-pixel
+ * stages by rows or columns, and every output depends only on its inputs;
+ * the compiler vectorizes loops whose lanes are independent pixels or
+ * independent blur lines (the row recursion of 8 or 16 rows at once,
+ * transposed), and on x86-64 an AVX-512 or AVX2 copy of each stage is chosen
+ * at run time (no FMA: -ffp-contract=off, and no fma target). Each of the 108
+ * sums runs on one thread, in raster order. Building with -DEQ_S2_SCALAR and
+ * -fno-tree-vectorize gives the scalar path, -DEQ_S2_FORCE_AVX2 the AVX2
+ * copy alone; the known-answer test runs all of them.
  */
+/* Value-safe (exception flags only): lets GCC turn the selects of the exact
+ * header into vector blends. No contraction and no reassociation either way;
+ * the scalar build (EQ_S2_SCALAR) must give the same bits, and tests say so. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("no-trapping-math")
+#endif
+
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -19,6 +32,14 @@
 
 #include "cpu/cpu.h"
 #include "cpu/ssimulacra2.h"
+
+#if defined(EQ_S2_FORCE_AVX2) /* tests: the AVX2 copy on any AVX2 machine */
+#define S2_CLONES __attribute__((target("avx2")))
+#elif defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(EQ_S2_SCALAR)
+#define S2_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define S2_CLONES
+#endif
 
 /* ----------------------------------------------------------------- weights */
 
@@ -235,7 +256,17 @@ void eq_s2_to_linear_c(const EqS2Source *src, int y0, int y1, double *r, double 
     int w = src->plane[0].width;
     for (int y = y0; y < y1; y++) {
         double *ro = r + (size_t)y * w, *go = g + (size_t)y * w, *bo = b + (size_t)y * w;
-        if (src->rgb) {
+        if (src->rgb && src->plane[0].bytes == 1) {
+            const uint8_t *pr = src->plane[0].data + (ptrdiff_t)y * src->plane[0].stride;
+            const uint8_t *pg = src->plane[1].data + (ptrdiff_t)y * src->plane[1].stride;
+            const uint8_t *pb = src->plane[2].data + (ptrdiff_t)y * src->plane[2].stride;
+            ptrdiff_t step = src->plane[0].step;
+            for (int x = 0; x < w; x++) {
+                ro[x] = src->srgb_lut[pr[x * step]];
+                go[x] = src->srgb_lut[pg[x * step]];
+                bo[x] = src->srgb_lut[pb[x * step]];
+            }
+        } else if (src->rgb) {
             for (int x = 0; x < w; x++) {
                 ro[x] = src->srgb_lut[eq_plane_sample(&src->plane[0], x, y)];
                 go[x] = src->srgb_lut[eq_plane_sample(&src->plane[1], x, y)];
@@ -258,117 +289,290 @@ void eq_s2_to_linear_c(const EqS2Source *src, int y0, int y1, double *r, double 
     }
 }
 
-void eq_s2_downsample_c(const double *in, int w, int h, double *out, int y0, int y1)
+S2_CLONES
+void eq_s2_downsample_c(const double *restrict in, int w, int h, double *restrict out, int y0,
+                        int y1)
 {
     int ow = (w + 1) / 2;
     for (int oy = y0; oy < y1; oy++) {
         const double *ra = in + (size_t)(2 * oy) * w;
         const double *rb = in + (size_t)imin(2 * oy + 1, h - 1) * w;
         double *o = out + (size_t)oy * ow;
-        for (int ox = 0; ox < ow; ox++) {
-            int xa = 2 * ox, xb = imin(2 * ox + 1, w - 1);
-            o[ox] = eq_s2_box4(ra[xa], ra[xb], rb[xa], rb[xb]);
-        }
+        for (int ox = 0; ox < w / 2; ox++)
+            o[ox] = eq_s2_box4(ra[2 * ox], ra[2 * ox + 1], rb[2 * ox], rb[2 * ox + 1]);
+        if (w & 1) /* the last column repeats */
+            o[ow - 1] = eq_s2_box4(ra[w - 1], ra[w - 1], rb[w - 1], rb[w - 1]);
     }
 }
 
-void eq_s2_xyb_c(const double *r, const double *g, const double *b, double *x, double *y,
-                 double *bo, size_t n)
+S2_CLONES
+void eq_s2_xyb_c(const double *restrict r, const double *restrict g, const double *restrict b,
+                 double *restrict x, double *restrict y, double *restrict bo, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        eq_s2_xyb(r[i], g[i], b[i], &x[i], &y[i], &bo[i]);
+    for (size_t i = 0; i < n; i++) {
+        double xv, yv, bv;
+        eq_s2_xyb(r[i], g[i], b[i], &xv, &yv, &bv);
+        x[i] = xv;
+        y[i] = yv;
+        bo[i] = bv;
+    }
 }
 
-void eq_s2_mul_c(const double *a, const double *b, double *out, size_t n)
+/* One row step of n column recursions (independent lanes); st holds the six
+ * state rows p1, p3, p5, pp1, pp3, pp5 of `stride` floats each. */
+static inline void vstep(const float *restrict l, const float *restrict r, float *restrict o,
+                         float *restrict st, size_t stride, int n)
 {
-    for (size_t i = 0; i < n; i++)
-        out[i] = a[i] * b[i];
+    float *p1 = st, *p3 = st + stride, *p5 = st + 2 * stride;
+    float *pp1 = st + 3 * stride, *pp3 = st + 4 * stride, *pp5 = st + 5 * stride;
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC ivdep
+#endif
+    for (int i = 0; i < n; i++)
+        o[i] = eq_s2_rg_step(&p1[i], &p3[i], &p5[i], &pp1[i], &pp3[i], &pp5[i], l[i], r[i]);
 }
 
-void eq_s2_blur_h_c(const double *in, double *out, int w, int h, int y0, int y1)
+/* Rows blurred together: lane j of the transposed block is row y + j. */
+#define S2_HLANES 16
+
+size_t eq_s2_blur_scratch_floats(int w)
+{
+    /* The largest of blur_h (16 lanes), blur_h5 (40) and blur_v. */
+    size_t h = (size_t)40 * (size_t)(2 * w + 3 * EQ_S2_RG_RADIUS);
+    size_t v = (size_t)9 * (size_t)w;
+    return h > v ? h : v;
+}
+
+S2_CLONES
+void eq_s2_blur_h_c(const double *restrict a, const double *restrict b, float *restrict out,
+                    int w, int h, int y0, int y1, float *scratch)
 {
     (void)h;
     const int N = EQ_S2_RG_RADIUS;
-    for (int y = y0; y < y1; y++) {
-        const double *s = in + (size_t)y * w;
-        double *o = out + (size_t)y * w;
-        float p1 = 0, p3 = 0, p5 = 0, pp1 = 0, pp3 = 0, pp5 = 0;
-        for (int n = -N + 1; n < w; n++) {
-            int l = n - N - 1, r = n + N - 1;
-            float left = l >= 0 ? (float)s[l] : 0.0f;
-            float right = r < w ? (float)s[r] : 0.0f;
-            float v = eq_s2_rg_step(&p1, &p3, &p5, &pp1, &pp3, &pp5, left, right);
-            if (n >= 0)
-                o[n] = v;
+    /* Padded, transposed input: pad[(i + 2N) * 8 + j] = input x = i of row
+     * y + j, zero for i outside [0, w) (the zero padding). */
+    size_t plen = (size_t)(w + 3 * N);
+    float *pad = scratch ? scratch : malloc(sizeof(float) * S2_HLANES * (plen + (size_t)w));
+    if (!pad) {
+        /* No scratch: the same recursion line by line (same bits). */
+        for (int y = y0; y < y1; y++) {
+            const double *ra = a + (size_t)y * w, *rb = b ? b + (size_t)y * w : NULL;
+            float *o = out + (size_t)y * w;
+            float p1 = 0, p3 = 0, p5 = 0, pp1 = 0, pp3 = 0, pp5 = 0;
+            for (int n = -N + 1; n < w; n++) {
+                int l = n - N - 1, r = n + N - 1;
+                float left = l >= 0 ? (float)(rb ? ra[l] * rb[l] : ra[l]) : 0.0f;
+                float right = r < w ? (float)(rb ? ra[r] * rb[r] : ra[r]) : 0.0f;
+                float v = eq_s2_rg_step(&p1, &p3, &p5, &pp1, &pp3, &pp5, left, right);
+                if (n >= 0)
+                    o[n] = v;
+            }
         }
+        return;
+    }
+    float *res = pad + S2_HLANES * plen;
+    for (int y = y0; y < y1; y += S2_HLANES) {
+        int rows = imin(S2_HLANES, y1 - y);
+        memset(pad, 0, sizeof(float) * S2_HLANES * 2 * N);
+        memset(pad + S2_HLANES * (size_t)(w + 2 * N), 0, sizeof(float) * S2_HLANES * N);
+        const double *ra[S2_HLANES], *rb[S2_HLANES];
+        for (int j = 0; j < S2_HLANES; j++) {
+            ra[j] = a + (size_t)(y + imin(j, rows - 1)) * w;
+            rb[j] = b ? b + (size_t)(y + imin(j, rows - 1)) * w : ra[j];
+        }
+        float *d = pad + (size_t)2 * N * S2_HLANES;
+        for (int x = 0; x < w; x++) {
+            float *dx = d + (size_t)x * S2_HLANES;
+            if (b) {
+                for (int j = 0; j < S2_HLANES; j++)
+                    dx[j] = (float)(ra[j][x] * rb[j][x]);
+            } else {
+                for (int j = 0; j < S2_HLANES; j++)
+                    dx[j] = (float)ra[j][x];
+            }
+        }
+        /* The 16 rows' recursions advance together along x (lanes). */
+        float st[6 * S2_HLANES], discard[S2_HLANES];
+        memset(st, 0, sizeof(st));
+        for (int n = -N + 1; n < w; n++) {
+            const float *left = pad + (size_t)(n - N - 1 + 2 * N) * S2_HLANES;
+            const float *right = pad + (size_t)(n + N - 1 + 2 * N) * S2_HLANES;
+            vstep(left, right, n >= 0 ? res + (size_t)n * S2_HLANES : discard, st, S2_HLANES,
+                  S2_HLANES);
+        }
+        float *o[S2_HLANES];
+        for (int j = 0; j < S2_HLANES; j++)
+            o[j] = out + (size_t)(y + imin(j, rows - 1)) * w;
+        for (int x = 0; x < w; x++) {
+            const float *rx = res + (size_t)x * S2_HLANES;
+            /* Lanes past the last row (inputs repeated from it, so the same
+             * values) write that row first; the real lane writes last. */
+            for (int j = S2_HLANES - 1; j >= 0; j--)
+                o[j][x] = rx[j];
+        }
+    }
+    if (!scratch)
+        free(pad);
+}
+
+/* The five row blurs of one channel in one pass: 8 rows x 5 inputs = 40
+ * lanes, each lane the same recursion as eq_s2_blur_h_c on the same input. */
+#define S2_H5ROWS 8
+#define S2_H5LANES (5 * S2_H5ROWS)
+
+S2_CLONES
+void eq_s2_blur_h5_c(const double *restrict x1, const double *restrict x2,
+                     float *const out[5], int w, int h, int y0, int y1, float *scratch)
+{
+    (void)h;
+    const int N = EQ_S2_RG_RADIUS;
+    const int L = S2_H5LANES;
+    size_t plen = (size_t)(w + 3 * N);
+    float *pad = scratch ? scratch : malloc(sizeof(float) * L * (plen + (size_t)w));
+    if (!pad) {
+        /* No scratch: five separate passes (same bits, line by line). */
+        eq_s2_blur_h_c(x1, x1, out[0], w, h, y0, y1, NULL);
+        eq_s2_blur_h_c(x2, x2, out[1], w, h, y0, y1, NULL);
+        eq_s2_blur_h_c(x1, x2, out[2], w, h, y0, y1, NULL);
+        eq_s2_blur_h_c(x1, NULL, out[3], w, h, y0, y1, NULL);
+        eq_s2_blur_h_c(x2, NULL, out[4], w, h, y0, y1, NULL);
+        return;
+    }
+    float *res = pad + L * plen;
+    for (int y = y0; y < y1; y += S2_H5ROWS) {
+        int rows = imin(S2_H5ROWS, y1 - y);
+        memset(pad, 0, sizeof(float) * L * 2 * N);
+        memset(pad + L * (size_t)(w + 2 * N), 0, sizeof(float) * L * N);
+        const double *ra[S2_H5ROWS], *rb[S2_H5ROWS];
+        for (int j = 0; j < S2_H5ROWS; j++) {
+            ra[j] = x1 + (size_t)(y + imin(j, rows - 1)) * w;
+            rb[j] = x2 + (size_t)(y + imin(j, rows - 1)) * w;
+        }
+        /* Lane q * 8 + j: input q (s11, s22, s12, mu1, mu2) of row y + j. */
+        float *d = pad + (size_t)2 * N * L;
+        for (int x = 0; x < w; x++) {
+            float *dx = d + (size_t)x * L;
+            for (int j = 0; j < S2_H5ROWS; j++) {
+                double a = ra[j][x], b = rb[j][x];
+                dx[j] = (float)(a * a);
+                dx[S2_H5ROWS + j] = (float)(b * b);
+                dx[2 * S2_H5ROWS + j] = (float)(a * b);
+                dx[3 * S2_H5ROWS + j] = (float)a;
+                dx[4 * S2_H5ROWS + j] = (float)b;
+            }
+        }
+        float st[6 * S2_H5LANES], discard[S2_H5LANES];
+        memset(st, 0, sizeof(st));
+        for (int n = -N + 1; n < w; n++) {
+            const float *left = pad + (size_t)(n - N - 1 + 2 * N) * L;
+            const float *right = pad + (size_t)(n + N - 1 + 2 * N) * L;
+            vstep(left, right, n >= 0 ? res + (size_t)n * L : discard, st, S2_H5LANES,
+                  S2_H5LANES);
+        }
+        for (int q = 0; q < 5; q++) {
+            float *o[S2_H5ROWS];
+            for (int j = 0; j < S2_H5ROWS; j++)
+                o[j] = out[q] + (size_t)(y + imin(j, rows - 1)) * w;
+            for (int x = 0; x < w; x++) {
+                const float *rx = res + (size_t)x * L + q * S2_H5ROWS;
+                for (int j = S2_H5ROWS - 1; j >= 0; j--)
+                    o[j][x] = rx[j];
+            }
+        }
+    }
+    if (!scratch)
+        free(pad);
+}
+
+/* Two consecutive row steps (rows n and n + 1) of the same recursions: the
+ * same operations per lane as two vstep calls, with the state kept in
+ * registers in between. */
+static inline void vstep2(const float *restrict l0, const float *restrict r0,
+                          float *restrict o0, const float *restrict l1, const float *restrict r1,
+                          float *restrict o1, float *restrict st, size_t stride, int n)
+{
+    float *p1 = st, *p3 = st + stride, *p5 = st + 2 * stride;
+    float *pp1 = st + 3 * stride, *pp3 = st + 4 * stride, *pp5 = st + 5 * stride;
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC ivdep
+#endif
+    for (int i = 0; i < n; i++) {
+        float a1 = p1[i], a3 = p3[i], a5 = p5[i], b1 = pp1[i], b3 = pp3[i], b5 = pp5[i];
+        o0[i] = eq_s2_rg_step(&a1, &a3, &a5, &b1, &b3, &b5, l0[i], r0[i]);
+        o1[i] = eq_s2_rg_step(&a1, &a3, &a5, &b1, &b3, &b5, l1[i], r1[i]);
+        p1[i] = a1;
+        p3[i] = a3;
+        p5[i] = a5;
+        pp1[i] = b1;
+        pp3[i] = b3;
+        pp5[i] = b5;
     }
 }
 
 #define S2_VCHUNK 64
 
-void eq_s2_blur_v_c(const double *in, double *out, int w, int h, int x0, int x1)
+S2_CLONES
+void eq_s2_blur_v_c(const float *restrict in, float *restrict out, int w, int h, int x0, int x1,
+                    float *scratch)
 {
     const int N = EQ_S2_RG_RADIUS;
-    float p1[S2_VCHUNK], p3[S2_VCHUNK], p5[S2_VCHUNK];
-    float pp1[S2_VCHUNK], pp3[S2_VCHUNK], pp5[S2_VCHUNK];
-
-    /* Columns in chunks, each column its own recursion down the rows. */
+    int cw = x1 - x0;
+    if (cw <= 0)
+        return;
+    /* Six state rows, a zero row (rows outside the image) and two discard
+     * rows (outputs before row 0), cw floats each. */
+    float *st = scratch ? scratch : malloc(sizeof(float) * 9 * (size_t)cw);
+    if (st) {
+        memset(st, 0, sizeof(float) * 7 * (size_t)cw);
+        float *zero = st + (size_t)6 * cw, *discard = st + (size_t)7 * cw;
+        /* The columns' recursions advance together, one row at a time, so
+         * the planes are read and written in row order. */
+        int n = -N + 1;
+        for (; n + 1 < h; n += 2) {
+            int l = n - N - 1, r = n + N - 1;
+            const float *rl0 = l >= 0 ? in + (size_t)l * w + x0 : zero;
+            const float *rr0 = r < h ? in + (size_t)r * w + x0 : zero;
+            float *o0 = n >= 0 ? out + (size_t)n * w + x0 : discard;
+            const float *rl1 = l + 1 >= 0 ? in + (size_t)(l + 1) * w + x0 : zero;
+            const float *rr1 = r + 1 < h ? in + (size_t)(r + 1) * w + x0 : zero;
+            float *o1 = n + 1 >= 0 ? out + (size_t)(n + 1) * w + x0 : discard;
+            if (o0 == discard && o1 == discard) /* two outputs discarded: no alias */
+                o1 = discard + cw;
+            vstep2(rl0, rr0, o0, rl1, rr1, o1, st, (size_t)cw, cw);
+        }
+        for (; n < h; n++) {
+            int l = n - N - 1, r = n + N - 1;
+            const float *rl = l >= 0 ? in + (size_t)l * w + x0 : zero;
+            const float *rr = r < h ? in + (size_t)r * w + x0 : zero;
+            float *o = n >= 0 ? out + (size_t)n * w + x0 : discard;
+            vstep(rl, rr, o, st, (size_t)cw, cw);
+        }
+        if (!scratch)
+            free(st);
+        return;
+    }
+    /* No memory: the same recursions, S2_VCHUNK columns at a time. */
+    float sst[6 * S2_VCHUNK], zero[S2_VCHUNK], discard[S2_VCHUNK];
+    memset(zero, 0, sizeof(zero));
     for (int xc = x0; xc < x1; xc += S2_VCHUNK) {
-        int cw = imin(S2_VCHUNK, x1 - xc);
-        for (int i = 0; i < cw; i++)
-            p1[i] = p3[i] = p5[i] = pp1[i] = pp3[i] = pp5[i] = 0.0f;
+        int c = imin(S2_VCHUNK, x1 - xc);
+        memset(sst, 0, sizeof(sst));
         for (int n = -N + 1; n < h; n++) {
             int l = n - N - 1, r = n + N - 1;
-            const double *rl = l >= 0 ? in + (size_t)l * w + xc : NULL;
-            const double *rr = r < h ? in + (size_t)r * w + xc : NULL;
-            double *o = n >= 0 ? out + (size_t)n * w + xc : NULL;
-            for (int i = 0; i < cw; i++) {
-                float left = rl ? (float)rl[i] : 0.0f;
-                float right = rr ? (float)rr[i] : 0.0f;
-                float v = eq_s2_rg_step(&p1[i], &p3[i], &p5[i], &pp1[i], &pp3[i], &pp5[i], left,
-                                        right);
-                if (o)
-                    o[i] = v;
-            }
+            const float *rl = l >= 0 ? in + (size_t)l * w + xc : zero;
+            const float *rr = r < h ? in + (size_t)r * w + xc : zero;
+            float *o = n >= 0 ? out + (size_t)n * w + xc : discard;
+            vstep(rl, rr, o, sst, S2_VCHUNK, c);
         }
     }
 }
 
-/* Input at x of a row, 0 outside [0, w). */
-static inline double at(const double *row, int x, int w)
-{
-    return x >= 0 && x < w ? row[x] : 0.0;
-}
-
-void eq_s2_blur_h_f64_c(const double *in, double *out, int w, int h, int y0, int y1)
-{
-    (void)h;
-    for (int y = y0; y < y1; y++) {
-        const double *s = in + (size_t)y * w;
-        double *o = out + (size_t)y * w;
-        for (int x = 0; x < w; x++)
-            o[x] = eq_s2_blur9(at(s, x - 4, w), at(s, x - 3, w), at(s, x - 2, w),
-                               at(s, x - 1, w), s[x], at(s, x + 1, w), at(s, x + 2, w),
-                               at(s, x + 3, w), at(s, x + 4, w));
-    }
-}
-
-void eq_s2_blur_v_f64_c(const double *in, double *out, int w, int h, int x0, int x1)
-{
-    for (int y = 0; y < h; y++) {
-        double v[9];
-        for (int x = x0; x < x1; x++) {
-            for (int t = -4; t <= 4; t++)
-                v[t + 4] = y + t >= 0 && y + t < h ? in[(size_t)(y + t) * w + x] : 0.0;
-            out[(size_t)y * w + x] =
-                eq_s2_blur9(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]);
-        }
-    }
-}
-
-void eq_s2_terms_c(const double *x1, const double *x2, const double *mu1, const double *mu2,
-                   const double *s11, const double *s22, const double *s12, double *ssim_d,
-                   double *edge_d1, size_t n)
+S2_CLONES
+void eq_s2_terms_c(const double *restrict x1, const double *restrict x2,
+                   const float *restrict mu1, const float *restrict mu2,
+                   const float *restrict s11, const float *restrict s22,
+                   const float *restrict s12, double *restrict ssim_d,
+                   double *restrict edge_d1, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         ssim_d[i] = eq_s2_ssim_d(mu1[i], mu2[i], s11[i], s22[i], s12[i]);
@@ -376,13 +580,15 @@ void eq_s2_terms_c(const double *x1, const double *x2, const double *mu1, const 
     }
 }
 
-void eq_s2_sums_c(const double *ssim_d, const double *edge_d1, size_t n, double out[6])
+void eq_s2_sums_c(const double *ssim_d, const double *edge_d1, size_t n, double acc[6])
 {
     /* Six sequential double sums in raster order; each accumulator adds its
-     * own term of pixel i after that of pixel i - 1 (no reassociation). */
-    double sum_d = 0.0, sum_d4 = 0.0;
-    double sum_artifact = 0.0, sum_artifact4 = 0.0;
-    double sum_detail = 0.0, sum_detail4 = 0.0;
+     * own term of pixel i after that of pixel i - 1 (no reassociation). The
+     * sums continue from acc[] (0 for a plane's first pixel), so a plane
+     * summed row by row gives the same bits as in one call. */
+    double sum_d = acc[EQ_S2_SUM_D], sum_d4 = acc[EQ_S2_SUM_D4];
+    double sum_artifact = acc[EQ_S2_SUM_ARTIFACT], sum_artifact4 = acc[EQ_S2_SUM_ARTIFACT4];
+    double sum_detail = acc[EQ_S2_SUM_DETAIL], sum_detail4 = acc[EQ_S2_SUM_DETAIL4];
     for (size_t i = 0; i < n; i++) {
         double d = ssim_d[i];
         double a = eq_s2_artifact(edge_d1[i]);
@@ -394,12 +600,12 @@ void eq_s2_sums_c(const double *ssim_d, const double *edge_d1, size_t n, double 
         sum_detail += l;
         sum_detail4 += eq_s2_quartic(l);
     }
-    out[EQ_S2_SUM_D] = sum_d;
-    out[EQ_S2_SUM_D4] = sum_d4;
-    out[EQ_S2_SUM_ARTIFACT] = sum_artifact;
-    out[EQ_S2_SUM_ARTIFACT4] = sum_artifact4;
-    out[EQ_S2_SUM_DETAIL] = sum_detail;
-    out[EQ_S2_SUM_DETAIL4] = sum_detail4;
+    acc[EQ_S2_SUM_D] = sum_d;
+    acc[EQ_S2_SUM_D4] = sum_d4;
+    acc[EQ_S2_SUM_ARTIFACT] = sum_artifact;
+    acc[EQ_S2_SUM_ARTIFACT4] = sum_artifact4;
+    acc[EQ_S2_SUM_DETAIL] = sum_detail;
+    acc[EQ_S2_SUM_DETAIL4] = sum_detail4;
 }
 
 void eq_s2_dsp_init_c(EqS2Dsp *dsp)
@@ -407,8 +613,8 @@ void eq_s2_dsp_init_c(EqS2Dsp *dsp)
     dsp->to_linear = eq_s2_to_linear_c;
     dsp->downsample = eq_s2_downsample_c;
     dsp->xyb = eq_s2_xyb_c;
-    dsp->mul = eq_s2_mul_c;
     dsp->blur_h = eq_s2_blur_h_c;
+    dsp->blur_h5 = eq_s2_blur_h5_c;
     dsp->blur_v = eq_s2_blur_v_c;
     dsp->terms = eq_s2_terms_c;
     dsp->sums = eq_s2_sums_c;
@@ -453,54 +659,36 @@ static void srgb_tables_build(void)
 
 /* ----------------------------------------------------------------- threads */
 
-typedef void (*RowFn)(void *ctx, int y0, int y1);
+typedef void (*RowFn)(void *ctx, int y0, int y1, int worker);
 
-typedef struct RowJob {
+typedef struct RowJobs {
     RowFn fn;
     void *ctx;
-    int y0, y1;
-} RowJob;
+    int n, jobs;
+} RowJobs;
 
-static void *row_job_main(void *arg)
+static void row_job(void *p, int job, int worker)
 {
-    RowJob *j = arg;
-    j->fn(j->ctx, j->y0, j->y1);
-    return NULL;
+    RowJobs *r = p;
+    int y0 = (int)((int64_t)r->n * job / r->jobs);
+    int y1 = (int)((int64_t)r->n * (job + 1) / r->jobs);
+    r->fn(r->ctx, y0, y1, worker);
 }
 
-#define S2_MAX_THREADS 64
-
-/* Runs fn over rows [0, h) split into up to `threads` bands. The split does
- * not change any output: each row is computed by the same code. */
-static void run_rows(int threads, int h, RowFn fn, void *ctx)
+/* Runs fn over lines [0, n) split into bands on the pool (NULL: here). The
+ * split does not change any output: each line is computed by the same code. */
+static void run_rows(EqPool *pool, int n, RowFn fn, void *ctx)
 {
-    pthread_t tid[S2_MAX_THREADS];
-    RowJob job[S2_MAX_THREADS];
-    int started[S2_MAX_THREADS];
-
-    if (threads > S2_MAX_THREADS)
-        threads = S2_MAX_THREADS;
-    if (threads > h / 16)
-        threads = h / 16;
-    if (threads <= 1) {
-        fn(ctx, 0, h);
+    int threads = pool ? eq_pool_threads(pool) : 1;
+    int jobs = threads > 1 ? 4 * threads : 1;
+    if (jobs > n / 8)
+        jobs = n / 8;
+    if (jobs <= 1) {
+        fn(ctx, 0, n, 0);
         return;
     }
-    for (int t = 0; t < threads; t++) {
-        job[t].fn = fn;
-        job[t].ctx = ctx;
-        job[t].y0 = (int)((int64_t)h * t / threads);
-        job[t].y1 = (int)((int64_t)h * (t + 1) / threads);
-    }
-    for (int t = 1; t < threads; t++)
-        started[t] = pthread_create(&tid[t], NULL, row_job_main, &job[t]) == 0;
-    fn(ctx, job[0].y0, job[0].y1);
-    for (int t = 1; t < threads; t++) {
-        if (started[t])
-            pthread_join(tid[t], NULL);
-        else
-            fn(ctx, job[t].y0, job[t].y1); /* no thread: do it here */
-    }
+    RowJobs r = { fn, ctx, n, jobs };
+    eq_pool_run(pool, jobs, row_job, &r);
 }
 
 /* ------------------------------------------------------------------ driver */
@@ -512,27 +700,33 @@ typedef struct S2Ctx {
     double *lin[2][3];  /* linear RGB of the current scale */
     double *next[2][3]; /* linear RGB of the next scale */
     double *xyb[2][3];
-    double *prod, *tmp, *s11, *s22, *s12, *mu1, *mu2;
-    int c; /* channel of the per-channel stages */
+    float *tmp, *s11, *s22, *s12, *mu1, *mu2;
+    float *tmp5[5]; /* row-blurred s11, s22, s12, mu1, mu2 inputs */
+    double *ssim_d, *edge_d1;
+    float **scratch; /* per pool worker, eq_s2_blur_scratch_floats(w); or NULL */
+    int c;           /* channel of the per-channel stages */
 } S2Ctx;
 
-static void rows_to_linear(void *p, int y0, int y1)
+static void rows_to_linear(void *p, int y0, int y1, int worker)
 {
+    (void)worker;
     S2Ctx *k = p;
     for (int i = 0; i < 2; i++)
         k->dsp->to_linear(k->src[i], y0, y1, k->lin[i][0], k->lin[i][1], k->lin[i][2]);
 }
 
-static void rows_downsample(void *p, int y0, int y1)
+static void rows_downsample(void *p, int y0, int y1, int worker)
 {
+    (void)worker;
     S2Ctx *k = p;
     for (int i = 0; i < 2; i++)
         for (int c = 0; c < 3; c++)
             k->dsp->downsample(k->lin[i][c], k->w, k->h, k->next[i][c], y0, y1);
 }
 
-static void rows_xyb(void *p, int y0, int y1)
+static void rows_xyb(void *p, int y0, int y1, int worker)
 {
+    (void)worker;
     S2Ctx *k = p;
     size_t o = (size_t)y0 * k->w, n = (size_t)(y1 - y0) * k->w;
     for (int i = 0; i < 2; i++)
@@ -540,57 +734,107 @@ static void rows_xyb(void *p, int y0, int y1)
                     k->xyb[i][1] + o, k->xyb[i][2] + o, n);
 }
 
-/* The five blurred planes of channel c: one band of rows of the horizontal
- * pass for each, into `tmp`-like planes. To keep the bands independent, the
- * horizontal pass writes five planes (prod holds products per band). */
 typedef struct BlurJob {
     S2Ctx *k;
     const double *a, *b; /* blur of a * b, or of a when b is NULL */
-    double *out;
+    float *out;
 } BlurJob;
 
-static void rows_blur_h(void *p, int y0, int y1)
+static void rows_blur_h(void *p, int y0, int y1, int worker)
 {
     BlurJob *j = p;
-    S2Ctx *k = j->k;
-    size_t o = (size_t)y0 * k->w, n = (size_t)(y1 - y0) * k->w;
-    const double *in = j->a;
-    if (j->b) {
-        k->dsp->mul(j->a + o, j->b + o, k->prod + o, n);
-        in = k->prod;
-    }
-    k->dsp->blur_h(in, k->tmp, k->w, k->h, y0, y1);
+    j->k->dsp->blur_h(j->a, j->b, j->k->tmp, j->k->w, j->k->h, y0, y1,
+                      j->k->scratch ? j->k->scratch[worker] : NULL);
 }
 
-static void cols_blur_v(void *p, int x0, int x1)
+static void cols_blur_v(void *p, int x0, int x1, int worker)
 {
     BlurJob *j = p;
-    j->k->dsp->blur_v(j->k->tmp, j->out, j->k->w, j->k->h, x0, x1);
+    j->k->dsp->blur_v(j->k->tmp, j->out, j->k->w, j->k->h, x0, x1,
+                      j->k->scratch ? j->k->scratch[worker] : NULL);
 }
 
-static void rows_terms(void *p, int y0, int y1)
+static void rows_terms(void *p, int y0, int y1, int worker)
 {
+    (void)worker;
     S2Ctx *k = p;
     size_t o = (size_t)y0 * k->w, n = (size_t)(y1 - y0) * k->w;
     int c = k->c;
-    /* ssim_d into prod, edge_d1 into tmp (both free by now). */
     k->dsp->terms(k->xyb[0][c] + o, k->xyb[1][c] + o, k->mu1 + o, k->mu2 + o, k->s11 + o,
-                  k->s22 + o, k->s12 + o, k->prod + o, k->tmp + o, n);
+                  k->s22 + o, k->s12 + o, k->ssim_d + o, k->edge_d1 + o, n);
 }
 
-static void blur(S2Ctx *k, int threads, const double *a, const double *b, double *out)
+typedef struct Blur5Job {
+    S2Ctx *k;
+    const double *x1, *x2;
+} Blur5Job;
+
+static void rows_blur_h5(void *p, int y0, int y1, int worker)
+{
+    Blur5Job *j = p;
+    S2Ctx *k = j->k;
+    k->dsp->blur_h5(j->x1, j->x2, k->tmp5, k->w, k->h, y0, y1,
+                    k->scratch ? k->scratch[worker] : NULL);
+}
+
+typedef struct VJob {
+    S2Ctx *k;
+    const float *in;
+    float *out;
+} VJob;
+
+static void cols_blur_v_plane(void *p, int x0, int x1, int worker)
+{
+    VJob *j = p;
+    j->k->dsp->blur_v(j->in, j->out, j->k->w, j->k->h, x0, x1,
+                      j->k->scratch ? j->k->scratch[worker] : NULL);
+}
+
+/* The five blurred planes of one channel: rows (fused stage when the table
+ * has one), then columns. */
+static void blur5(S2Ctx *k, EqPool *pool, const double *x1, const double *x2);
+
+static void blur(S2Ctx *k, EqPool *pool, const double *a, const double *b, float *out)
 {
     BlurJob j = { k, a, b, out };
-    run_rows(threads, k->h, rows_blur_h, &j);
-    run_rows(threads, k->w, cols_blur_v, &j);
+    run_rows(pool, k->h, rows_blur_h, &j);
+    run_rows(pool, k->w, cols_blur_v, &j);
 }
 
-int eq_s2_run(const EqS2Dsp *dsp, int threads, const EqLog *log, const EqS2Source *ref,
+static void blur5(S2Ctx *k, EqPool *pool, const double *x1, const double *x2)
+{
+    float *outs[5] = { k->s11, k->s22, k->s12, k->mu1, k->mu2 };
+    if (!k->dsp->blur_h5) {
+        blur(k, pool, x1, x1, k->s11);
+        blur(k, pool, x2, x2, k->s22);
+        blur(k, pool, x1, x2, k->s12);
+        blur(k, pool, x1, NULL, k->mu1);
+        blur(k, pool, x2, NULL, k->mu2);
+        return;
+    }
+    Blur5Job j = { k, x1, x2 };
+    run_rows(pool, k->h, rows_blur_h5, &j);
+    for (int q = 0; q < 5; q++) {
+        VJob v = { k, k->tmp5[q], outs[q] };
+        run_rows(pool, k->w, cols_blur_v_plane, &v);
+    }
+}
+
+size_t eq_s2_run_doubles(int w, int h)
+{
+    /* 6 linear + 6 XYB + 2 term planes of w x h doubles, 10 float planes
+     * (5 doubles' worth), 6 next-scale planes of a quarter. */
+    size_t n0 = (size_t)w * h;
+    size_t nq = (size_t)((w + 1) / 2) * ((h + 1) / 2);
+    return 19 * n0 + 6 * nq;
+}
+
+int eq_s2_run(const EqS2Dsp *dsp, EqPool *threads, double *mem, float **scratch, const EqLog *log,
+              const EqS2Source *ref,
               const EqS2Source *dist, EqScores *out)
 {
     int widths[EQ_S2_MAX_SCALES], heights[EQ_S2_MAX_SCALES];
     S2Ctx k;
-    double *mem = NULL;
     int scales;
 
     int W = ref->plane[0].width, H = ref->plane[0].height;
@@ -602,18 +846,11 @@ int eq_s2_run(const EqS2Dsp *dsp, int threads, const EqLog *log, const EqS2Sourc
         return EQ_ERR_TOO_SMALL;
     }
 
-    /* Planes: 6 linear + 6 next (a quarter) + 6 XYB + 7 work, w x h each. */
     size_t n0 = (size_t)W * H;
     size_t nq = (size_t)((W + 1) / 2) * ((H + 1) / 2);
-    size_t bytes = sizeof(double) * (19 * n0 + 6 * nq);
-    mem = malloc(bytes);
-    if (!mem) {
-        eq_log(log, EQ_LOG_ERROR, "ssimulacra2: out of memory for a %dx%d frame (%zu MB of planes)",
-               W, H, bytes >> 20);
-        return EQ_ERR_NO_MEMORY;
-    }
     memset(&k, 0, sizeof(k));
     k.dsp = dsp;
+    k.scratch = scratch;
     k.src[0] = ref;
     k.src[1] = dist;
     double *p = mem;
@@ -623,13 +860,18 @@ int eq_s2_run(const EqS2Dsp *dsp, int threads, const EqLog *log, const EqS2Sourc
             k.xyb[i][c] = p, p += n0;
             k.next[i][c] = p, p += nq;
         }
-    k.prod = p, p += n0;
-    k.tmp = p, p += n0;
-    k.s11 = p, p += n0;
-    k.s22 = p, p += n0;
-    k.s12 = p, p += n0;
-    k.mu1 = p, p += n0;
-    k.mu2 = p, p += n0;
+    k.ssim_d = p, p += n0;
+    k.edge_d1 = p, p += n0;
+    float *f = (float *)p;
+    k.tmp = f, f += n0;
+    k.tmp5[0] = k.tmp;
+    for (int q = 1; q < 5; q++)
+        k.tmp5[q] = f, f += n0;
+    k.s11 = f, f += n0;
+    k.s22 = f, f += n0;
+    k.s12 = f, f += n0;
+    k.mu1 = f, f += n0;
+    k.mu2 = f, f += n0;
 
     k.w = W;
     k.h = H;
@@ -652,23 +894,38 @@ int eq_s2_run(const EqS2Dsp *dsp, int threads, const EqLog *log, const EqS2Sourc
         }
         run_rows(threads, k.h, rows_xyb, &k);
         for (int c = 0; c < 3; c++) {
-            blur(&k, threads, k.xyb[0][c], k.xyb[0][c], k.s11);
-            blur(&k, threads, k.xyb[1][c], k.xyb[1][c], k.s22);
-            blur(&k, threads, k.xyb[0][c], k.xyb[1][c], k.s12);
-            blur(&k, threads, k.xyb[0][c], NULL, k.mu1);
-            blur(&k, threads, k.xyb[1][c], NULL, k.mu2);
+            blur5(&k, threads, k.xyb[0][c], k.xyb[1][c]);
             k.c = c;
-            run_rows(threads, k.h, rows_terms, &k);
-            dsp->sums(k.prod, k.tmp, (size_t)k.w * k.h, &sums[eq_s2_sum_index(s, c, 0)]);
+            double *acc = &sums[eq_s2_sum_index(s, c, 0)];
+            if (threads && eq_pool_threads(threads) > 1) {
+                run_rows(threads, k.h, rows_terms, &k);
+                dsp->sums(k.ssim_d, k.edge_d1, (size_t)k.w * k.h, acc);
+            } else {
+                /* One thread: terms and sums row by row, while the row is
+                 * in cache (the sums continue in raster order). */
+                for (int y = 0; y < k.h; y++) {
+                    rows_terms(&k, y, y + 1, 0);
+                    size_t o = (size_t)y * k.w;
+                    dsp->sums(k.ssim_d + o, k.edge_d1 + o, (size_t)k.w, acc);
+                }
+            }
         }
     }
 
     out->ssimulacra2 = eq_s2_score_from_sums(sums, scales, widths, heights);
     out->ssimulacra2_scales = scales;
     memcpy(out->ssimulacra2_sums, sums, sizeof(sums));
-    free(mem);
     return 0;
 }
+
+/* Planes kept between frames. */
+struct EqCpuS2State {
+    size_t cap;       /* doubles */
+    double *mem;
+    int workers;
+    float **scratch;  /* one blur scratch per pool worker, for width `sw` */
+    int sw;
+};
 
 int eq_cpu_ssimulacra2(EqCpu *cpu, const EqFrame *ref, const EqFrame *dist, EqScores *out)
 {
@@ -696,6 +953,46 @@ int eq_cpu_ssimulacra2(EqCpu *cpu, const EqFrame *ref, const EqFrame *dist, EqSc
         eq_log(&cpu->log, EQ_LOG_ERROR, "ssimulacra2: cannot read the frame's planes");
         return err;
     }
+    size_t doubles = eq_s2_run_doubles(ref->width, ref->height);
+    struct EqCpuS2State *st = cpu->ssimulacra2;
+    if (!st || st->cap < doubles || st->sw < ref->width) {
+        eq_cpu_ssimulacra2_free(cpu);
+        int workers = eq_pool_threads(cpu->pool);
+        st = calloc(1, sizeof(*st));
+        int ok = st != NULL;
+        if (ok) {
+            cpu->ssimulacra2 = st;
+            st->mem = malloc(sizeof(double) * doubles);
+            st->scratch = calloc((size_t)workers, sizeof(float *));
+            ok = st->mem && st->scratch;
+            st->workers = workers;
+            for (int i = 0; ok && i < workers; i++)
+                ok = (st->scratch[i] =
+                          malloc(sizeof(float) * eq_s2_blur_scratch_floats(ref->width))) != NULL;
+        }
+        if (!ok) {
+            eq_cpu_ssimulacra2_free(cpu);
+            eq_log(&cpu->log, EQ_LOG_ERROR,
+                   "ssimulacra2: out of memory for a %dx%d frame (%zu MB of planes)", ref->width,
+                   ref->height, (sizeof(double) * doubles) >> 20);
+            return EQ_ERR_NO_MEMORY;
+        }
+        st->cap = doubles;
+        st->sw = ref->width;
+    }
     eq_s2_dsp_init_c(&dsp);
-    return eq_s2_run(&dsp, cpu->threads, &cpu->log, &src[0], &src[1], out);
+    return eq_s2_run(&dsp, cpu->pool, st->mem, st->scratch, &cpu->log, &src[0], &src[1], out);
+}
+
+void eq_cpu_ssimulacra2_free(EqCpu *cpu)
+{
+    struct EqCpuS2State *st = cpu->ssimulacra2;
+    if (!st)
+        return;
+    for (int i = 0; st->scratch && i < st->workers; i++)
+        free(st->scratch[i]);
+    free(st->scratch);
+    free(st->mem);
+    free(st);
+    cpu->ssimulacra2 = NULL;
 }

@@ -7,7 +7,8 @@
  * lib/exact/ssimulacra2.h; this header fixes the planes, the loops and the
  * order of the 108 sums.
  *
- * Planes are double, w x h, row stride w (no padding). Row ranges [y0, y1)
+ * Planes are w x h, row stride w (no padding): double, except the blur's
+ * (float, the type of its recursion). Row ranges [y0, y1)
  * (columns [x0, x1) for the vertical blur) let a caller split a stage across
  * threads; any split gives the same bits because every output depends only
  * on its own inputs (a blur line is one sequential recursion). The sums are
@@ -19,6 +20,7 @@
 #include <stddef.h>
 
 #include "internal.h"
+#include "cpu/pool.h"
 #include "exact/ssimulacra2.h"
 
 /* How a frame's samples become linear RGB: layout, geometry, lookup tables. */
@@ -41,19 +43,31 @@ typedef struct EqS2Dsp {
     /* n pixels of linear R, G, B to X', Y', B' (eq_s2_xyb). */
     void (*xyb)(const double *r, const double *g, const double *b, double *x, double *y,
                 double *bo, size_t n);
-    /* out[i] = a[i] * b[i] (the inputs of s11, s22, s12). */
-    void (*mul)(const double *a, const double *b, double *out, size_t n);
-    /* Rows [y0, y1): the recursive blur along each row (eq_s2_rg_step). */
-    void (*blur_h)(const double *in, double *out, int w, int h, int y0, int y1);
-    /* Columns [x0, x1): the recursive blur down each column. */
-    void (*blur_v)(const double *in, double *out, int w, int h, int x0, int x1);
-    /* n pixels: ssim_d[i] = eq_s2_ssim_d, edge_d1[i] = eq_s2_edge_d1. */
-    void (*terms)(const double *x1, const double *x2, const double *mu1, const double *mu2,
-                  const double *s11, const double *s22, const double *s12, double *ssim_d,
+    /* Rows [y0, y1): the recursive blur along each row (eq_s2_rg_step) of
+     * (float)a[i], or of (float)(a[i] * b[i]) when b is not NULL (the
+     * inputs of s11, s22, s12: the product in double, then rounded). */
+    void (*blur_h)(const double *a, const double *b, float *out, int w, int h, int y0,
+                   int y1, float *scratch);
+    /* Optional (may be NULL): the five row blurs of one channel at once,
+     * out[] = s11, s22, s12, mu1, mu2 inputs, i.e. blur_h of (x1, x1),
+     * (x2, x2), (x1, x2), (x1, NULL), (x2, NULL) with the same bits. */
+    void (*blur_h5)(const double *x1, const double *x2, float *const out[5], int w, int h,
+                    int y0, int y1, float *scratch);
+    /* Columns [x0, x1): the recursive blur down each column. `scratch`:
+     * eq_s2_blur_scratch_floats(w) floats of working memory, or NULL (then
+     * the stage allocates its own). */
+    void (*blur_v)(const float *in, float *out, int w, int h, int x0, int x1,
+                   float *scratch);
+    /* n pixels: ssim_d[i] = eq_s2_ssim_d, edge_d1[i] = eq_s2_edge_d1 (the
+     * blurred values widened to double). */
+    void (*terms)(const double *x1, const double *x2, const float *mu1, const float *mu2,
+                  const float *s11, const float *s22, const float *s12, double *ssim_d,
                   double *edge_d1, size_t n);
     /* The six sums of one channel of one scale, each a sequential double sum
-     * over i = 0..n-1 (raster order): out[EQ_S2_SUM_*]. */
-    void (*sums)(const double *ssim_d, const double *edge_d1, size_t n, double out[6]);
+     * over i = 0..n-1 (raster order), continuing from acc[EQ_S2_SUM_*] (0.0
+     * at a plane's start): a plane summed in row order, one call per row,
+     * gives the same bits as one call. */
+    void (*sums)(const double *ssim_d, const double *edge_d1, size_t n, double acc[6]);
 } EqS2Dsp;
 
 /* The C reference stages. */
@@ -63,17 +77,16 @@ void eq_s2_to_linear_c(const EqS2Source *src, int y0, int y1, double *r, double 
 void eq_s2_downsample_c(const double *in, int w, int h, double *out, int y0, int y1);
 void eq_s2_xyb_c(const double *r, const double *g, const double *b, double *x, double *y,
                  double *bo, size_t n);
-void eq_s2_mul_c(const double *a, const double *b, double *out, size_t n);
-void eq_s2_blur_h_c(const double *in, double *out, int w, int h, int y0, int y1);
-void eq_s2_blur_v_c(const double *in, double *out, int w, int h, int x0, int x1);
-/* Float64 check only (not the definition): the same filter as its exact
- * 9-tap kernel in double (eq_s2_blur9); tools/ssimulacra2_f64.c. */
-void eq_s2_blur_h_f64_c(const double *in, double *out, int w, int h, int y0, int y1);
-void eq_s2_blur_v_f64_c(const double *in, double *out, int w, int h, int x0, int x1);
-void eq_s2_terms_c(const double *x1, const double *x2, const double *mu1, const double *mu2,
-                   const double *s11, const double *s22, const double *s12, double *ssim_d,
+void eq_s2_blur_h_c(const double *a, const double *b, float *out, int w, int h, int y0, int y1,
+                    float *scratch);
+void eq_s2_blur_h5_c(const double *x1, const double *x2, float *const out[5], int w, int h,
+                     int y0, int y1, float *scratch);
+void eq_s2_blur_v_c(const float *in, float *out, int w, int h, int x0, int x1, float *scratch);
+size_t eq_s2_blur_scratch_floats(int w);
+void eq_s2_terms_c(const double *x1, const double *x2, const float *mu1, const float *mu2,
+                   const float *s11, const float *s22, const float *s12, double *ssim_d,
                    double *edge_d1, size_t n);
-void eq_s2_sums_c(const double *ssim_d, const double *edge_d1, size_t n, double out[6]);
+void eq_s2_sums_c(const double *ssim_d, const double *edge_d1, size_t n, double acc[6]);
 
 /*
  * Fills `src` for one frame: planes, colour (eq_resolve_colour), and for RGB
@@ -101,12 +114,16 @@ double eq_s2_score_from_sums(const double sums[EQ_SSIMULACRA2_SUMS], int scales,
                              const int heights[EQ_S2_MAX_SCALES]);
 
 /*
- * Scores one pair with the stages of `dsp` on up to `threads` threads:
- * fills out->ssimulacra2, ssimulacra2_scales and ssimulacra2_sums. The
- * frames are at least 8x8 (else EQ_ERR_TOO_SMALL, logged).
+ * Scores one pair with the stages of `dsp`, split over `pool` (NULL: on the
+ * calling thread only), in `mem` (eq_s2_run_doubles(w, h) doubles), with
+ * `scratch` (NULL, or one eq_s2_blur_scratch_floats(w) buffer per pool
+ * worker) for the blur: fills
+ * out->ssimulacra2, ssimulacra2_scales and ssimulacra2_sums. The frames are
+ * at least 8x8 (else EQ_ERR_TOO_SMALL, logged).
  */
-int eq_s2_run(const EqS2Dsp *dsp, int threads, const EqLog *log, const EqS2Source *ref,
-              const EqS2Source *dist, EqScores *out);
+size_t eq_s2_run_doubles(int w, int h);
+int eq_s2_run(const EqS2Dsp *dsp, EqPool *pool, double *mem, float **scratch,
+              const EqLog *log, const EqS2Source *ref, const EqS2Source *dist, EqScores *out);
 
 /* The 108 weights in libjxl's order (channel, scale, norm, map). */
 extern const double eq_s2_weights[108];

@@ -230,8 +230,10 @@ EQ_HD static inline EqOrdRun eq_ord_compose(EqOrdRun a, EqOrdRun b)
 #else
         int q = (int)((p + da) & 1);
 #endif
-        int64_t lo = da + b.lo[q];
-        int64_t hi = da + b.hi[q];
+        /* b's entry for parity q by selects, not a run-time index (which
+         * would put the run in local memory on a GPU); same values */
+        int64_t lo = da + (q ? b.lo[1] : b.lo[0]);
+        int64_t hi = da + (q ? b.hi[1] : b.hi[0]);
         lo = a.lo[p] < lo ? a.lo[p] : lo;
         hi = a.hi[p] > hi ? a.hi[p] : hi;
         if (lo < -EQ_ORD_CAP || hi > EQ_ORD_CAP) {
@@ -239,7 +241,7 @@ EQ_HD static inline EqOrdRun eq_ord_compose(EqOrdRun a, EqOrdRun b)
             r.lo[p] = -EQ_ORD_POISON;
             r.hi[p] = EQ_ORD_POISON;
         } else {
-            r.d[p] = da + b.d[q];
+            r.d[p] = da + (q ? b.d[1] : b.d[0]);
             r.lo[p] = lo;
             r.hi[p] = hi;
         }
@@ -301,17 +303,18 @@ EQ_HD static inline int eq_ord_apply(double *s, const EqOrdRun *r, int e)
     m = (int64_t)((b & EQ_ORD_MANT_MASK) | ((uint64_t)1 << 52));
     p = (int)(m & 1);
     if (b >> 63) {
-        /* s < 0: the run of the negated terms is the mirrored run */
-        d = -r->d[p];
-        lo = -r->hi[p];
-        hi = -r->lo[p];
+        /* s < 0: the run of the negated terms is the mirrored run
+         * (entries picked by selects, as in eq_ord_compose) */
+        d = -(p ? r->d[1] : r->d[0]);
+        lo = -(p ? r->hi[1] : r->hi[0]);
+        hi = -(p ? r->lo[1] : r->lo[0]);
 #if EQ_ORDSUM_MUTATION == 5
         hi = (r->lo[p] > r->hi[p]) ? hi : -r->d[p];
 #endif
     } else {
-        d = r->d[p];
-        lo = r->lo[p];
-        hi = r->hi[p];
+        d = p ? r->d[1] : r->d[0];
+        lo = p ? r->lo[1] : r->lo[0];
+        hi = p ? r->hi[1] : r->hi[0];
 #if EQ_ORDSUM_MUTATION == 5
         lo = (r->lo[p] > r->hi[p]) ? lo : r->d[p];
 #endif

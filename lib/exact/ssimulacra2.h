@@ -83,6 +83,8 @@ EQ_HD static inline double eq_s2_box4(double a00, double a10, double a01, double
 #define EQ_S2_M22 0x1.1a86d20000000p-1  /* 1 - M20 - M21 */
 /* kOpsinAbsorbanceBias0..2 = 0.0037930732552754493f */
 #define EQ_S2_BIAS 0x1.f12a6c0000000p-9
+/* eq_pm_cbrt(EQ_S2_BIAS), precomputed (test_ssimulacra2_exact checks it). */
+#define EQ_S2_CBRT_BIAS 0x1.3f64eaa603002p-3
 /* MakePositiveXYB (tools/ssimulacra2.cc): 0.55f, 14.f, 0.42f, 0.01f */
 #define EQ_S2_POS_B 0x1.19999a0000000p-1
 #define EQ_S2_POS_XMUL 14.0
@@ -115,7 +117,7 @@ EQ_HD static inline void eq_s2_xyb(double r, double g, double b, double *ox, dou
     m1 = m1 < 0.0 ? 0.0 : m1;
     m2 = m2 < 0.0 ? 0.0 : m2;
 
-    double cb = eq_pm_cbrt(EQ_S2_BIAS);
+    const double cb = EQ_S2_CBRT_BIAS;
     double c0 = eq_pm_cbrt(m0) - cb;
     double c1 = eq_pm_cbrt(m1) - cb;
     double c2 = eq_pm_cbrt(m2) - cb;

@@ -1,0 +1,599 @@
+/*
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The CUDA backend: device detection, the scorer's own stream, uploads
+ * through pinned staging, the per-metric kernels (one file each), and one
+ * small read-back per frame.
+ *
+ * Overlap. eq_cuda_score() is synchronous: it returns with the scores of
+ * the frame it was given, so it never holds frame n+1 while frame n is being
+ * scored, and nothing can overlap across frames inside the library. What the
+ * synchronous API allows is overlap inside a frame: planes are staged into
+ * pinned memory one at a time (their rows split across up to 8 host
+ * threads), and each plane's asynchronous upload runs while the host stages
+ * the next one; when the caller's buffers are already
+ * page-locked (cudaHostAlloc / cudaHostRegister) they are copied directly
+ * with no staging. A caller that wants frame n+1's upload to overlap frame
+ * n's kernels uploads into its own device buffers on its own stream and
+ * calls eq_cuda_score_device() (eq_scorer_score_device), whose work is
+ * ordered on that stream; running several scorers on several threads also
+ * overlaps (each scorer has its own stream and buffers).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cuda/common.cuh"
+extern "C" {
+#include "cpu/pool.h"
+}
+
+static unsigned table_metrics(void);
+
+/* ------------------------------------------------------------ errors */
+
+int eqc_fail(EqCuda *cuda, cudaError_t e, const char *what, const char *file, int line)
+{
+    /* Clear a non-sticky error so that the next frame starts clean. */
+    (void)cudaGetLastError();
+    if (cuda)
+        eq_log(&cuda->log, EQ_LOG_ERROR, "CUDA error %s (%s) in %s at %s:%d",
+               cudaGetErrorName(e), cudaGetErrorString(e), what, file, line);
+    if (e == cudaErrorMemoryAllocation)
+        return EQ_ERR_NO_MEMORY;
+    if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver ||
+        e == cudaErrorInitializationError || e == cudaErrorInvalidDevice)
+        return EQ_ERR_NO_DEVICE;
+    return EQ_ERR_DEVICE;
+}
+
+int eqc_buf_reserve(EqCuda *cuda, EqcBuf *buf, size_t size)
+{
+    int err = 0;
+    void *p = NULL;
+
+    if (size <= buf->cap)
+        return 0;
+    if (buf->ptr) {
+        /* work queued earlier in this frame may still read the old buffer */
+        EQC_CHECK(cuda, EQC_SITE_OTHER, cudaDeviceSynchronize());
+        cudaFree(buf->ptr);
+        buf->ptr = NULL;
+        buf->cap = 0;
+    }
+    EQC_CHECK(cuda, EQC_SITE_ALLOC, cudaMalloc(&p, size));
+    buf->ptr = p;
+    buf->cap = size;
+    return 0;
+fail:
+    return err;
+}
+
+static int parse_fault(void)
+{
+    const char *f = getenv(EQ_CUDA_FAULT_ENV);
+    if (!f || !*f)
+        return EQC_SITE_NONE;
+    if (!strcmp(f, "init"))
+        return EQC_SITE_INIT;
+    if (!strcmp(f, "alloc"))
+        return EQC_SITE_ALLOC;
+    if (!strcmp(f, "copy"))
+        return EQC_SITE_COPY;
+    if (!strcmp(f, "launch"))
+        return EQC_SITE_LAUNCH;
+    return EQC_SITE_NONE;
+}
+
+/* ------------------------------------------------------------ open/close */
+
+extern "C" int eq_cuda_is_built(void)
+{
+    return 1;
+}
+
+extern "C" int eq_cuda_device_available(char *why, size_t why_size)
+{
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess || n == 0) {
+        (void)cudaGetLastError();
+        if (why && why_size)
+            snprintf(why, why_size, "%s", e != cudaSuccess ? cudaGetErrorName(e)
+                                                           : "no CUDA device");
+        return 0;
+    }
+    return 1;
+}
+
+extern "C" void eq_cuda_close(EqCuda **pcuda)
+{
+    EqCuda *cuda;
+
+    if (!pcuda || !*pcuda)
+        return;
+    cuda = *pcuda;
+    cudaSetDevice(cuda->device);
+    if (cuda->stream)
+        cudaStreamSynchronize(cuda->stream);
+    for (int f = 0; f < 2; f++)
+        for (int i = 0; i < 3; i++)
+            cudaFree(cuda->frame[f][i].ptr);
+    for (int i = 0; i < EQC_SCRATCH_COUNT; i++)
+        cudaFree(cuda->scratch[i].ptr);
+    if (cuda->pinned)
+        cudaFreeHost(cuda->pinned);
+    if (cuda->hres)
+        cudaFreeHost(cuda->hres);
+    if (cuda->htables)
+        cudaFreeHost(cuda->htables);
+    if (cuda->dtables)
+        cudaFree(cuda->dtables);
+    if (cuda->dres)
+        cudaFree(cuda->dres);
+    eq_pool_close(&cuda->stage_pool);
+    if (cuda->stream)
+        cudaStreamDestroy(cuda->stream);
+    (void)cudaGetLastError();
+    free(cuda);
+    *pcuda = NULL;
+}
+
+extern "C" int eq_cuda_open(EqCuda **out, const EqSettings *settings, const EqLog *log)
+{
+    EqCuda *cuda;
+    int err = 0, count = 0;
+    cudaError_t e;
+
+    *out = NULL;
+    cuda = (EqCuda *)calloc(1, sizeof(*cuda));
+    if (!cuda)
+        return EQ_ERR_NO_MEMORY;
+    cuda->settings = *settings;
+    cuda->log = *log;
+    cuda->device = settings->cuda_device;
+    cuda->fault = parse_fault();
+    cuda->sum_mode = EQ_CUDA_SUM_EXACT;
+    {
+        const char *walk = getenv(EQ_CUDA_WALK_ENV);
+        if (!walk || !*walk)
+            walk = EQ_CUDA_WALK_DEFAULT;
+        cuda->walk_planned = !strcmp(walk, "plan");
+    }
+
+    /* Detection: with no driver (or an old one) the runtime says so here;
+     * the message carries its error name, and the scorer can fall back. */
+    e = eqc_fault(cuda, EQC_SITE_INIT, cudaGetDeviceCount(&count));
+    if (e != cudaSuccess || count == 0) {
+        (void)cudaGetLastError();
+        eq_log(log, EQ_LOG_ERROR, "no usable CUDA device: %s (%s)",
+               e != cudaSuccess ? cudaGetErrorName(e) : "cudaSuccess",
+               e != cudaSuccess ? cudaGetErrorString(e) : "the runtime reports no device");
+        free(cuda);
+        return EQ_ERR_NO_DEVICE;
+    }
+    if (cuda->device < 0 || cuda->device >= count) {
+        eq_log(log, EQ_LOG_ERROR, "CUDA device %d requested, but only %d present",
+               cuda->device, count);
+        free(cuda);
+        return EQ_ERR_NO_DEVICE;
+    }
+    EQC_CHECK(cuda, EQC_SITE_INIT, cudaSetDevice(cuda->device));
+    EQC_CHECK(cuda, EQC_SITE_OTHER,
+              cudaStreamCreateWithFlags(&cuda->stream, cudaStreamNonBlocking));
+    /* Not EQC_SITE_ALLOC: the injected "alloc" fault is meant for scoring. */
+    EQC_CHECK(cuda, EQC_SITE_OTHER, cudaMalloc((void **)&cuda->dres, sizeof(EqcResults)));
+    EQC_CHECK(cuda, EQC_SITE_OTHER,
+              cudaHostAlloc((void **)&cuda->hres, sizeof(EqcResults), cudaHostAllocDefault));
+    EQC_CHECK(cuda, EQC_SITE_OTHER,
+              cudaMalloc((void **)&cuda->dtables, EQC_TABLE_SLOTS * sizeof(EqcSumTable)));
+    EQC_CHECK(cuda, EQC_SITE_OTHER,
+              cudaHostAlloc((void **)&cuda->htables, EQC_TABLE_SLOTS * sizeof(EqcSumTable),
+                            cudaHostAllocDefault));
+    {
+        cudaDeviceProp prop;
+        if (cudaGetDeviceProperties(&prop, cuda->device) == cudaSuccess) {
+            cuda->sm_count = prop.multiProcessorCount;
+            eq_log(log, EQ_LOG_INFO, "CUDA device %d: %s, compute capability %d.%d, %d SMs",
+                   cuda->device, prop.name, prop.major, prop.minor, prop.multiProcessorCount);
+        }
+        if (cuda->sm_count <= 0)
+            cuda->sm_count = 16;
+    }
+    {
+        /* Host threads that copy pageable frames into pinned staging. */
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        int threads = cores > 8 ? 8 : cores > 1 ? (int)cores : 1;
+        if (threads > 1 && eq_pool_open(&cuda->stage_pool, threads) < 0)
+            cuda->stage_pool = NULL; /* staging on the calling thread */
+    }
+    *out = cuda;
+    return 0;
+
+fail:
+    if (err == EQ_ERR_DEVICE && cuda->fault == EQC_SITE_INIT)
+        err = EQ_ERR_NO_DEVICE;
+    eq_cuda_close(&cuda);
+    return err;
+}
+
+extern "C" unsigned eq_cuda_metrics(const EqCuda *cuda)
+{
+    (void)cuda;
+    return table_metrics();
+}
+
+extern "C" int eq_cuda_set_sum_mode(EqCuda *cuda, int mode)
+{
+    if (!cuda || (mode != EQ_CUDA_SUM_EXACT && mode != EQ_CUDA_SUM_TREE))
+        return EQ_ERR_INVALID_ARGUMENT;
+    cuda->sum_mode = mode;
+    return 0;
+}
+
+/* ------------------------------------------------------------ frames */
+
+/* Number of separate memory blocks (data[] entries) a layout uses. */
+static int frame_buffers(const EqFrame *f)
+{
+    if (f->layout == EQ_LAYOUT_GRAY || eq_frame_is_rgb(f))
+        return 1;
+    return f->layout == EQ_LAYOUT_NV12 ? 2 : 3;
+}
+
+/* Bytes of one row and number of rows of data[i]. */
+static void buffer_extent(const EqFrame *f, int i, size_t *row, int *rows)
+{
+    EqPlane p;
+    eq_frame_plane(f, i, &p);
+    if (eq_frame_is_rgb(f))
+        *row = (size_t)p.width * (size_t)p.step;
+    else if (f->layout == EQ_LAYOUT_NV12 && i == 1)
+        *row = (size_t)p.width * 2 * (size_t)p.bytes;
+    else
+        *row = (size_t)p.width * (size_t)p.bytes;
+    *rows = p.height;
+}
+
+static size_t pitch_of(size_t row)
+{
+    return (row + 255) & ~(size_t)255;
+}
+
+/* Views of every component of f, with data[i] of f located at base[i]
+ * (device memory) with row pitch pitch[i]. */
+static void frame_views(const EqFrame *f, uint8_t *const base[3], const size_t pitch[3],
+                        EqcFrame *out)
+{
+    out->desc = f;
+    out->ncomp = eq_frame_components(f);
+    for (int c = 0; c < out->ncomp; c++) {
+        EqPlane p;
+        int b = eq_frame_is_rgb(f) ? 0 : (f->layout == EQ_LAYOUT_NV12 && c == 2 ? 1 : c);
+        eq_frame_plane(f, c, &p);
+        EqcPlane *d = &out->comp[c];
+        d->data = base[b] + (p.data - (const uint8_t *)f->data[b]);
+        d->stride = (ptrdiff_t)pitch[b];
+        d->step = (int)p.step;
+        d->width = p.width;
+        d->height = p.height;
+        d->bytes = p.bytes;
+        d->shift = p.shift;
+    }
+}
+
+/* Copying pageable rows into pinned staging, split in bands of rows. */
+typedef struct StageJob {
+    int n;                  /* buffers (1 or 2) */
+    const uint8_t *src[2];
+    ptrdiff_t sstride[2];
+    uint8_t *dst[2];
+    size_t row, pitch;
+    int rows, bands;
+} StageJob;
+
+static void stage_rows(void *ctx, int job, int worker)
+{
+    StageJob *j = (StageJob *)ctx;
+    (void)worker;
+    const int b = job / j->n, k = job % j->n;
+    const int y0 = (int)((int64_t)j->rows * b / j->bands);
+    const int y1 = (int)((int64_t)j->rows * (b + 1) / j->bands);
+    if ((size_t)j->sstride[k] == j->pitch) {
+        if (y1 > y0)
+            memcpy(j->dst[k] + (size_t)y0 * j->pitch, j->src[k] + (size_t)y0 * j->pitch,
+                   j->pitch * (size_t)(y1 - y0 - 1) + j->row);
+        return;
+    }
+    for (int y = y0; y < y1; y++)
+        memcpy(j->dst[k] + (size_t)y * j->pitch, j->src[k] + (ptrdiff_t)y * j->sstride[k],
+               j->row);
+}
+
+static int host_is_pinned(const void *ptr)
+{
+    cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, ptr) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return a.type == cudaMemoryTypeHost;
+}
+
+/*
+ * Uploads ref and dist (host memory) into the scorer's device buffers on its
+ * stream and fills the device views. Pageable input goes through pinned
+ * staging, one buffer at a time so that each upload overlaps the staging of
+ * the next; page-locked input is copied directly.
+ */
+int eqc_upload_pair(EqCuda *cuda, const EqFrame *ref, const EqFrame *dist, EqcFrame *dref,
+                    EqcFrame *ddist)
+{
+    const EqFrame *fr[2] = { ref, dist };
+    int nbuf = frame_buffers(ref);
+    size_t row[3], pitch[3], total = 0;
+    int rows[3];
+    uint8_t *base[2][3] = { { NULL } };
+    int err = 0;
+
+    for (int i = 0; i < nbuf; i++) {
+        buffer_extent(ref, i, &row[i], &rows[i]);
+        pitch[i] = pitch_of(row[i]);
+        total += 2 * pitch[i] * (size_t)rows[i];
+    }
+    for (int f = 0; f < 2; f++)
+        for (int i = 0; i < nbuf; i++) {
+            if ((err = eqc_buf_reserve(cuda, &cuda->frame[f][i], pitch[i] * rows[i])) < 0)
+                return err;
+            base[f][i] = (uint8_t *)cuda->frame[f][i].ptr;
+        }
+    if (total > cuda->pinned_cap) {
+        void *p = NULL;
+        if (cuda->pinned)
+            cudaFreeHost(cuda->pinned);
+        cuda->pinned = NULL;
+        cuda->pinned_cap = 0;
+        EQC_CHECK(cuda, EQC_SITE_ALLOC, cudaHostAlloc(&p, total, cudaHostAllocDefault));
+        cuda->pinned = p;
+        cuda->pinned_cap = total;
+    }
+
+    {
+        uint8_t *stage = (uint8_t *)cuda->pinned;
+        for (int i = 0; i < nbuf; i++) {
+            StageJob job;
+            int staged[2] = { 0, 0 };
+            uint8_t *dst[2] = { NULL, NULL };
+            memset(&job, 0, sizeof(job));
+            job.row = row[i];
+            job.rows = rows[i];
+            job.pitch = pitch[i];
+            for (int f = 0; f < 2; f++) {
+                const uint8_t *src = (const uint8_t *)fr[f]->data[i];
+                ptrdiff_t sstride = rows[i] == 1 ? (ptrdiff_t)row[i] : fr[f]->stride[i];
+                if (host_is_pinned(src)) {
+                    EQC_CHECK(cuda, EQC_SITE_COPY,
+                              cudaMemcpy2DAsync(base[f][i], pitch[i], src, (size_t)sstride,
+                                                row[i], rows[i], cudaMemcpyHostToDevice,
+                                                cuda->stream));
+                    continue;
+                }
+                job.src[job.n] = src;
+                job.sstride[job.n] = sstride;
+                job.dst[job.n] = stage;
+                job.n++;
+                staged[f] = 1;
+                dst[f] = stage;
+                stage += pitch[i] * rows[i];
+            }
+            if (job.n) {
+                /* the rows of both frames in bands, on the staging threads */
+                int bands = cuda->stage_pool ? 4 * eq_pool_threads(cuda->stage_pool) : 1;
+                if (bands > rows[i])
+                    bands = rows[i];
+                job.bands = bands;
+                if (cuda->stage_pool && bands > 1)
+                    eq_pool_run(cuda->stage_pool, job.n * bands, stage_rows, &job);
+                else
+                    for (int k = 0; k < job.n * bands; k++)
+                        stage_rows(&job, k, 0);
+            }
+            for (int f = 0; f < 2; f++)
+                if (staged[f])
+                    EQC_CHECK(cuda, EQC_SITE_COPY,
+                              cudaMemcpyAsync(base[f][i], dst[f], pitch[i] * rows[i],
+                                              cudaMemcpyHostToDevice, cuda->stream));
+        }
+    }
+    frame_views(ref, base[0], pitch, dref);
+    frame_views(dist, base[1], pitch, ddist);
+    return 0;
+fail:
+    return err;
+}
+
+/* Views of frames already in device memory (the caller's layout). */
+static void device_views(const EqFrame *f, EqcFrame *out)
+{
+    uint8_t *base[3] = { NULL, NULL, NULL };
+    size_t pitch[3] = { 0, 0, 0 };
+    for (int i = 0; i < frame_buffers(f); i++) {
+        base[i] = (uint8_t *)f->data[i];
+        pitch[i] = (size_t)f->stride[i];
+    }
+    frame_views(f, base, pitch, out);
+}
+
+/* ------------------------------------------------------------ scoring */
+
+typedef int (*EqcLaunchFn)(EqCuda *, const EqcFrame *, const EqcFrame *, cudaStream_t);
+typedef int (*EqcFinishFn)(EqCuda *, const EqFrame *, const EqcResults *, EqScores *);
+
+/* The metrics the device scores, each with its kernels (one file each). */
+static const struct {
+    unsigned metric;
+    EqcLaunchFn launch;
+    EqcFinishFn finish;
+} metric_table[] = {
+    { EQ_METRIC_PSNR, eqc_psnr_launch, eqc_psnr_finish },
+    { EQ_METRIC_SSIM, eqc_ssim_launch, eqc_ssim_finish },
+    { EQ_METRIC_MS_SSIM, eqc_ms_ssim_launch, eqc_ms_ssim_finish },
+    { EQ_METRIC_SSIMULACRA2, eqc_ssimulacra2_launch, eqc_ssimulacra2_finish },
+};
+#define N_DEVICE_METRICS (sizeof(metric_table) / sizeof(metric_table[0]))
+
+/* What eq_cuda_metrics() claims (the scorer sends the
+ * rest to the CPU). It must be exactly the table's metrics. */
+static unsigned table_metrics(void)
+{
+    unsigned m = 0;
+    for (size_t k = 0; k < N_DEVICE_METRICS; k++)
+        m |= metric_table[k].metric;
+    return m;
+}
+
+static void fail_metrics(EqScores *out, unsigned metrics, int err)
+{
+    for (int i = 0; i < EQ_METRIC_COUNT; i++)
+        if (metrics & (1u << i)) {
+            out->status[i] = err;
+            out->scored &= ~(1u << i);
+        }
+}
+
+/* Enqueues every metric on `stream`, reads the results back once, and
+ * finishes them on the host. */
+static int run_metrics(EqCuda *cuda, const EqcFrame *ref, const EqcFrame *dist,
+                       cudaStream_t stream, unsigned metrics, EqScores *out)
+{
+    int err = 0, first_err = 0;
+    unsigned launched = 0;
+
+    cuda->table_next = 0;
+    EQC_CHECK(cuda, EQC_SITE_OTHER, cudaMemsetAsync(cuda->dres, 0, sizeof(EqcResults), stream));
+    for (size_t k = 0; k < N_DEVICE_METRICS; k++) {
+        if (!(metrics & metric_table[k].metric))
+            continue;
+        err = metric_table[k].launch(cuda, ref, dist, stream);
+        if (err == EQ_ERR_TOO_SMALL || err == EQ_ERR_UNSUPPORTED) {
+            /* refused before any device work (message logged): this
+             * metric only, as on the CPU */
+            out->status[eq_metric_index(metric_table[k].metric)] = err;
+            out->scored &= ~metric_table[k].metric;
+            if (!first_err)
+                first_err = err;
+            err = 0;
+            continue;
+        }
+        if (err < 0)
+            goto fail;
+        launched |= metric_table[k].metric;
+    }
+    EQC_CHECK(cuda, EQC_SITE_COPY,
+              cudaMemcpyAsync(cuda->hres, cuda->dres, sizeof(EqcResults),
+                              cudaMemcpyDeviceToHost, stream));
+    EQC_CHECK(cuda, EQC_SITE_OTHER, cudaStreamSynchronize(stream));
+
+    for (size_t k = 0; k < N_DEVICE_METRICS; k++) {
+        unsigned m = metric_table[k].metric;
+        if (!(launched & m))
+            continue;
+        int e = metric_table[k].finish(cuda, ref->desc, cuda->hres, out);
+        out->status[eq_metric_index(m)] = e;
+        if (e < 0) {
+            out->scored &= ~m;
+            if (!first_err)
+                first_err = e;
+        } else {
+            out->scored |= m;
+        }
+    }
+    return first_err;
+
+fail:
+    /* Leave the stream idle before the buffers are reused or freed. */
+    cudaStreamSynchronize(stream);
+    (void)cudaGetLastError();
+    fail_metrics(out, metrics, err);
+    return err;
+}
+
+extern "C" int eq_cuda_score(EqCuda *cuda, const EqFrame *ref, const EqFrame *dist,
+                             unsigned metrics, EqScores *out)
+{
+    EqcFrame dref, ddist;
+    int err = 0;
+
+    metrics &= table_metrics();
+    if (!metrics)
+        return 0;
+    EQC_CHECK(cuda, EQC_SITE_OTHER, cudaSetDevice(cuda->device));
+    if ((err = eqc_upload_pair(cuda, ref, dist, &dref, &ddist)) < 0)
+        goto fail;
+    return run_metrics(cuda, &dref, &ddist, cuda->stream, metrics, out);
+fail:
+    cudaStreamSynchronize(cuda->stream);
+    (void)cudaGetLastError();
+    fail_metrics(out, metrics, err);
+    return err;
+}
+
+extern "C" int eq_cuda_score_device(EqCuda *cuda, const EqFrame *ref, const EqFrame *dist,
+                                    void *stream, unsigned metrics, EqScores *out)
+{
+    EqcFrame dref, ddist;
+    unsigned missing = metrics & ~table_metrics();
+    int err = 0, first_err = 0;
+
+    for (unsigned m = 1; m <= EQ_METRIC_SSIMULACRA2; m <<= 1) {
+        if (!(missing & m))
+            continue;
+        eq_log(&cuda->log, EQ_LOG_ERROR,
+               "%s: not available on the CUDA backend for device frames yet; "
+               "score host frames to have it computed on the CPU",
+               eq_metric_name(m));
+        out->status[eq_metric_index(m)] = EQ_ERR_NOT_BUILT;
+        if (!first_err)
+            first_err = EQ_ERR_NOT_BUILT;
+    }
+    metrics &= table_metrics();
+    if (!metrics)
+        return first_err;
+    EQC_CHECK(cuda, EQC_SITE_OTHER, cudaSetDevice(cuda->device));
+    device_views(ref, &dref);
+    device_views(dist, &ddist);
+    err = run_metrics(cuda, &dref, &ddist, (cudaStream_t)stream, metrics, out);
+    return first_err ? first_err : err;
+fail:
+    fail_metrics(out, metrics, err);
+    return err;
+}
+
+/* ------------------------------------------------------------ stages */
+
+extern "C" int eq_cuda_stage_psnr_sse(EqCuda *cuda, const EqFrame *ref, const EqFrame *dist,
+                                      int comp, uint64_t *sse)
+{
+    EqcFrame dref, ddist;
+    int err = 0;
+
+    EQC_CHECK(cuda, EQC_SITE_OTHER, cudaSetDevice(cuda->device));
+    if ((err = eqc_upload_pair(cuda, ref, dist, &dref, &ddist)) < 0)
+        return err;
+    if (comp < 0 || comp >= dref.ncomp)
+        return EQ_ERR_INVALID_ARGUMENT;
+    EQC_CHECK(cuda, EQC_SITE_OTHER,
+              cudaMemsetAsync(cuda->dres, 0, sizeof(EqcResults), cuda->stream));
+    if ((err = eqc_psnr_launch(cuda, &dref, &ddist, cuda->stream)) < 0)
+        goto fail;
+    EQC_CHECK(cuda, EQC_SITE_COPY,
+              cudaMemcpyAsync(cuda->hres, cuda->dres, sizeof(EqcResults),
+                              cudaMemcpyDeviceToHost, cuda->stream));
+    EQC_CHECK(cuda, EQC_SITE_OTHER, cudaStreamSynchronize(cuda->stream));
+    *sse = cuda->hres->psnr_sse[comp];
+    return 0;
+fail:
+    cudaStreamSynchronize(cuda->stream);
+    (void)cudaGetLastError();
+    return err;
+}

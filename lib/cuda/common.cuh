@@ -1,0 +1,229 @@
+/*
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Internal to lib/cuda/: the backend object, the one CUDA check macro,
+ * device views of planes, and the per-metric entry points.
+ */
+#ifndef EQ_CUDA_COMMON_CUH
+#define EQ_CUDA_COMMON_CUH
+
+#include <cuda_runtime.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cuda/cuda.h"
+#include "exact/ordsum.h"
+
+/* Which kind of call a fault injected for tests hits (cuda.h). */
+enum EqcSite {
+    EQC_SITE_NONE = 0,
+    EQC_SITE_INIT,
+    EQC_SITE_ALLOC,
+    EQC_SITE_COPY,
+    EQC_SITE_LAUNCH,
+    EQC_SITE_OTHER,
+};
+
+/*
+ * One component as the kernels see it: a strided 2-D array of samples in
+ * device memory (the device twin of EqPlane in lib/frame.h). Passed by value.
+ */
+struct EqcPlane {
+    const uint8_t *data;
+    ptrdiff_t stride; /* bytes between rows */
+    int step;         /* bytes between samples of a row */
+    int width;
+    int height;
+    int bytes;        /* 1 or 2 */
+    int shift;        /* right shift of each 16-bit word (MSB-aligned input) */
+};
+
+static __device__ __forceinline__ unsigned eqc_sample(const EqcPlane &p, int x, int y)
+{
+    const uint8_t *s = p.data + (ptrdiff_t)y * p.stride + (ptrdiff_t)x * p.step;
+    if (p.bytes == 1)
+        return s[0];
+    return (unsigned)(uint16_t)(s[0] | (s[1] << 8)) >> p.shift;
+}
+
+/* A frame whose planes are in device memory. */
+struct EqcFrame {
+    const EqFrame *desc; /* the caller's description (layout, colour, ...) */
+    int ncomp;
+    EqcPlane comp[3];
+};
+
+/*
+ * Everything a frame's kernels leave for the host, copied back in ONE
+ * transfer per frame. Its size does not depend on the resolution.
+ */
+#define EQC_RES_SSIM 0        /* sums[] slots of each metric */
+#define EQC_RES_MS_SSIM 8
+#define EQC_RES_SSIMULACRA2 32
+#define EQC_RES_SUMS 160
+struct EqcResults {
+    unsigned long long psnr_sse[3];
+    double sums[EQC_RES_SUMS];
+};
+
+/* ---- the ordered-sum engine (ordsum.cu) ---- */
+
+#define EQC_MAX_SUMS 128
+#define EQC_TABLE_SLOTS 8
+
+/* One sum: s = 0.0; for (i = 0; i < n; i++) s += x[i * stride]; its double
+ * goes to results sums[out] (or wherever `dout` points, index out). */
+struct EqcSumDesc {
+    const double *x; /* device */
+    long long n;
+    long long stride;
+    int out;
+    int kind;        /* EQC_TERM_*: the term is a shared function of x[i] */
+};
+
+/* What a sum adds: x[i] itself, or one of SSIMULACRA2's per-pixel functions
+ * of it (lib/exact/ssimulacra2.h), formed on the fly by the engine so that
+ * six sums share two stored planes. */
+enum {
+    EQC_TERM_X = EQ_CUDA_TERM_X,
+    EQC_TERM_QUARTIC = EQ_CUDA_TERM_QUARTIC,
+    EQC_TERM_ARTIFACT = EQ_CUDA_TERM_ARTIFACT,
+    EQC_TERM_ARTIFACT4 = EQ_CUDA_TERM_ARTIFACT4,
+    EQC_TERM_DETAIL = EQ_CUDA_TERM_DETAIL,
+    EQC_TERM_DETAIL4 = EQ_CUDA_TERM_DETAIL4,
+};
+
+struct EqcSumTable {
+    int nsums;
+    EqcSumDesc d[EQC_MAX_SUMS];
+    long long chunk_off[EQC_MAX_SUMS + 1]; /* first global chunk of each sum */
+    long long group_off[EQC_MAX_SUMS + 1]; /* first segment group of each sum */
+};
+
+/* Where the last launch left its partial results (for the kernel harness). */
+struct EqcSumScratch {
+    double *chunk_sum;
+    int *plan;
+    EqOrdRun *runs;
+    EqOrdRun *seg;
+    int *seg_len;
+    long long total;
+};
+
+/* Device scratch buffers, one per use. */
+enum {
+    EQC_SCRATCH_SUM_A = 0,
+    EQC_SCRATCH_SUM_B,
+    EQC_SCRATCH_SSIM,
+    EQC_SCRATCH_MS_SSIM,
+    EQC_SCRATCH_S2,
+    EQC_SCRATCH_STAGE,
+    EQC_SCRATCH_COUNT
+};
+
+/* A device buffer that grows on demand (never shrinks while open). */
+struct EqcBuf {
+    void *ptr;
+    size_t cap;
+};
+
+struct EqCuda {
+    EqSettings settings;
+    EqLog log;
+    int device;
+    int fault;       /* enum EqcSite injected by EXACTQUALITY_CUDA_FAULT, test only */
+    int sum_mode;    /* EQ_CUDA_SUM_EXACT or EQ_CUDA_SUM_TREE */
+    int sm_count;    /* multiprocessors, to size grids */
+    cudaStream_t stream;
+
+    EqcBuf frame[2][3];   /* uploaded planes of ref and dist */
+    void *pinned;         /* pinned staging for host frames */
+    struct EqPool *stage_pool; /* host threads that fill the staging */
+    size_t pinned_cap;
+
+    EqcBuf scratch[EQC_SCRATCH_COUNT];
+    EqcSumTable *htables; /* pinned, EQC_TABLE_SLOTS, one per launch in a frame */
+    EqcSumTable *dtables; /* device copies */
+    int table_next;       /* next free slot; reset per frame */
+    EqcSumScratch last_sums;
+    int walk_none_plan;   /* test: plan every chunk "term by term" */
+    int walk_planned;     /* failing chunks: planned pass first (EQ_CUDA_WALK_ENV) */
+
+    EqcResults *dres;     /* device results */
+    EqcResults *hres;     /* pinned host copy */
+};
+
+/* The CUDA error as a fault injected for tests may replace it. */
+static inline cudaError_t eqc_fault(const EqCuda *cuda, int site, cudaError_t e)
+{
+    if (cuda && cuda->fault && cuda->fault == site && e == cudaSuccess) {
+        switch (site) {
+        case EQC_SITE_ALLOC: return cudaErrorMemoryAllocation;
+        case EQC_SITE_COPY: return cudaErrorInvalidValue;
+        case EQC_SITE_LAUNCH: return cudaErrorLaunchFailure;
+        default: return cudaErrorUnknown;
+        }
+    }
+    return e;
+}
+
+/* Logs "CUDA error NAME (text) in CALL at FILE:LINE" and maps it to EQ_ERR_*. */
+int eqc_fail(EqCuda *cuda, cudaError_t e, const char *what, const char *file, int line);
+
+/*
+ * The one check macro: on failure it logs the error's name, the call, file
+ * and line, stores the mapped code in `err` and jumps to `fail`. Never an
+ * assert, never printf.
+ */
+#define EQC_CHECK(cuda, site, call)                                                \
+    do {                                                                           \
+        cudaError_t eqc_e_ = eqc_fault((cuda), (site), (call));                    \
+        if (eqc_e_ != cudaSuccess) {                                               \
+            err = eqc_fail((cuda), eqc_e_, #call, __FILE__, __LINE__);             \
+            goto fail;                                                             \
+        }                                                                          \
+    } while (0)
+
+/* After a <<<launch>>>: the launch's own error (bad configuration, ...). */
+#define EQC_CHECK_LAUNCH(cuda, name) EQC_CHECK(cuda, EQC_SITE_LAUNCH, cudaGetLastError())
+
+/* Uploads a host frame pair (pinned staging) and fills device views. */
+int eqc_upload_pair(EqCuda *cuda, const EqFrame *ref, const EqFrame *dist, EqcFrame *dref,
+                    EqcFrame *ddist);
+
+/* Grows buf to at least `size` bytes (contents are not kept). */
+int eqc_buf_reserve(EqCuda *cuda, EqcBuf *buf, size_t size);
+
+static inline unsigned eqc_blocks(size_t n, unsigned threads)
+{
+    return (unsigned)((n + threads - 1) / threads);
+}
+
+/* Enqueues the exact (or, in tree mode, the tree) sums of `descs`; sum i
+ * lands in dout[descs[i].out] (device memory). */
+int eqc_sums_launch(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double *dout,
+                    cudaStream_t stream);
+
+/* ---- per metric (one file each) ----
+ * launch: enqueues the metric's kernels on `stream`; they leave their
+ *         results in cuda->dres. finish: turns cuda->hres (copied back) into
+ *         the public scores, with the CPU's host functions. */
+int eqc_psnr_launch(EqCuda *cuda, const EqcFrame *ref, const EqcFrame *dist,
+                    cudaStream_t stream);
+int eqc_psnr_finish(EqCuda *cuda, const EqFrame *ref, const EqcResults *res,
+                    EqScores *out);
+int eqc_ssim_launch(EqCuda *cuda, const EqcFrame *ref, const EqcFrame *dist,
+                    cudaStream_t stream);
+int eqc_ssim_finish(EqCuda *cuda, const EqFrame *ref, const EqcResults *res,
+                    EqScores *out);
+int eqc_ms_ssim_launch(EqCuda *cuda, const EqcFrame *ref, const EqcFrame *dist,
+                       cudaStream_t stream);
+int eqc_ms_ssim_finish(EqCuda *cuda, const EqFrame *ref, const EqcResults *res,
+                       EqScores *out);
+int eqc_ssimulacra2_launch(EqCuda *cuda, const EqcFrame *ref, const EqcFrame *dist,
+                           cudaStream_t stream);
+int eqc_ssimulacra2_finish(EqCuda *cuda, const EqFrame *ref, const EqcResults *res,
+                           EqScores *out);
+
+#endif /* EQ_CUDA_COMMON_CUH */

@@ -1,0 +1,136 @@
+/*
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Internal: what the CUDA backend offers beyond lib/internal.h, for the
+ * benchmark (tools/bench_cuda.c) and the kernel harness
+ * (tests/checkkernels/). Plain C; no CUDA types.
+ */
+#ifndef EQ_CUDA_CUDA_H
+#define EQ_CUDA_CUDA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* internal.h and frame.h are C headers without linkage guards. */
+#include "internal.h"
+#include "exact/ordsum.h"
+
+/*
+ * How the frame sums are formed on the device.
+ *   EQ_CUDA_SUM_EXACT: the ordered-sum engine; the CPU's sequential double
+ *                      sums, bit for bit (the default, the product).
+ *   EQ_CUDA_SUM_TREE:  the same kernels with a plain tree of double adds in
+ *                      place of the ordered walk. Not exact: only for the
+ *                      benchmark, to measure what exactness costs.
+ * PSNR's sums are integers and the same in both modes.
+ */
+enum { EQ_CUDA_SUM_EXACT = 0, EQ_CUDA_SUM_TREE = 1 };
+int eq_cuda_set_sum_mode(EqCuda *cuda, int mode);
+
+/* 1 when a CUDA device can be opened (for tests that must skip without). */
+int eq_cuda_device_available(char *why, size_t why_size);
+
+/*
+ * TEST ONLY. Fault injection: the environment variable
+ * EXACTQUALITY_CUDA_FAULT, read once by eq_cuda_open(), makes one kind of
+ * CUDA call report an error as if the device had failed:
+ *   init    device detection (open fails: EQ_ERR_NO_DEVICE)
+ *   alloc   device or pinned allocation (EQ_ERR_NO_MEMORY)
+ *   copy    host/device copies (EQ_ERR_DEVICE)
+ *   launch  kernel launches (EQ_ERR_DEVICE)
+ * The error goes through the same check macro and unwinding as a real one.
+ * Never set it in production.
+ */
+#define EQ_CUDA_FAULT_ENV "EXACTQUALITY_CUDA_FAULT"
+
+/*
+ * How the walk adds a chunk whose run does not apply (lib/cuda/ordsum.cuh):
+ * EXACTQUALITY_CUDA_WALK=scan (one block scan per binade crossing) or
+ * plan (a planned pass over per-term binades first, then scans where it
+ * stops). Read by eq_cuda_open(); both give the loop's bits; the default is
+ * EQ_CUDA_WALK_DEFAULT.
+ */
+#define EQ_CUDA_WALK_ENV "EXACTQUALITY_CUDA_WALK"
+#define EQ_CUDA_WALK_DEFAULT "plan"
+
+/*
+ * Stage entry points for tests/checkkernels: each runs ONE device stage on
+ * host input (copied up on the scorer's stream) and copies every output of
+ * the stage back, so that the harness can compare it with the C reference
+ * bit for bit. They return 0 or a negative EQ_ERR_*.
+ */
+
+/* PSNR: sum of squared differences of one component, as an integer. */
+int eq_cuda_stage_psnr_sse(EqCuda *cuda, const EqFrame *ref, const EqFrame *dist, int comp,
+                           uint64_t *sse);
+
+/* SSIM stages on tight host float planes (lib/cpu/ssim.h's C stages are
+ * the references): component 0 of ref and dist to floats (w x h each); the
+ * box decimation by `factor`; MS-SSIM's low-pass decimation by 2 (outputs
+ * eq_decimated_size on a side); the window terms of one scale ((w-10) x
+ * (h-10) windows; s widened to double, as the sums take it). */
+int eq_cuda_stage_ssim_to_float(EqCuda *cuda, const EqFrame *ref, const EqFrame *dist,
+                                float *dr, float *dd);
+int eq_cuda_stage_ssim_box(EqCuda *cuda, const float *src, int w, int h, int factor,
+                           float *dst);
+int eq_cuda_stage_ms_ssim_lpf(EqCuda *cuda, const float *src, int w, int h, float *dst);
+int eq_cuda_stage_ssim_terms(EqCuda *cuda, const float *ref, const float *dist, int w, int h,
+                             double *l, double *c, double *s, double *lcs);
+
+/* SSIMULACRA2 stages (lib/cpu/ssimulacra2.h's C stages are the
+ * references). to_linear: 6 planes of w x h (ref R, G, B, dist R, G, B);
+ * downsample: one plane into (w+1)/2 x (h+1)/2; xyb: 3 planes of n in, 3
+ * out; blur_terms: one channel's x1, x2 (w x h) to its d and d1 planes
+ * (the five blurs, then eq_s2_ssim_d and eq_s2_edge_d1). */
+int eq_cuda_stage_s2_to_linear(EqCuda *cuda, const EqFrame *ref, const EqFrame *dist,
+                               double *lin);
+int eq_cuda_stage_s2_downsample(EqCuda *cuda, const double *in, int w, int h, double *out);
+int eq_cuda_stage_s2_xyb(EqCuda *cuda, const double *lin, size_t n, double *xyb);
+int eq_cuda_stage_s2_blur_terms(EqCuda *cuda, const double *x1, const double *x2, int w, int h,
+                                double *d, double *d1);
+
+/* The ordered-sum engine on `ncases` sums in one launch, as a metric uses
+ * it. Terms are host arrays read as x[i * stride]. sums[i] gets sum i (in
+ * the scorer's sum mode); with `partials`, every chunk's intermediate
+ * results, the cases' chunks one after another (see
+ * eq_cuda_stage_ordsum_chunks). none_plan: every chunk planned "term by
+ * term" (a wrong plan must cost time, never bits). */
+typedef struct EqCudaSumCase {
+    const double *x;
+    size_t n;
+    ptrdiff_t stride;
+    int kind; /* EQ_CUDA_TERM_*: what is added for x[i] */
+} EqCudaSumCase;
+
+/* Terms the engine forms from x[i] (lib/exact/ssimulacra2.h functions). */
+enum {
+    EQ_CUDA_TERM_X = 0,     /* x[i] */
+    EQ_CUDA_TERM_QUARTIC,   /* eq_s2_quartic(x[i]) */
+    EQ_CUDA_TERM_ARTIFACT,  /* eq_s2_artifact(x[i]) */
+    EQ_CUDA_TERM_ARTIFACT4, /* eq_s2_quartic(eq_s2_artifact(x[i])) */
+    EQ_CUDA_TERM_DETAIL,    /* eq_s2_detail(x[i]) */
+    EQ_CUDA_TERM_DETAIL4,   /* eq_s2_quartic(eq_s2_detail(x[i])) */
+};
+
+typedef struct EqCudaSumPartials {
+    double *chunk_sum;
+    int *plan;
+    EqOrdRun *runs;
+    EqOrdRun *seg; /* meaningful where seg_len > 0 */
+    int *seg_len;
+} EqCudaSumPartials;
+
+/* Chunks of case i (an empty sum has one empty chunk). */
+size_t eq_cuda_stage_ordsum_chunks(size_t n);
+int eq_cuda_stage_ordsum(EqCuda *cuda, const EqCudaSumCase *cases, int ncases, int none_plan,
+                         double *sums, EqCudaSumPartials *partials);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* EQ_CUDA_CUDA_H */

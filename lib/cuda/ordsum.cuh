@@ -1,0 +1,464 @@
+/*
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The ordered-sum engine on the device: the bits of the CPU's
+ *
+ *     double s = 0.0; for (i = 0; i < n; i++) s += x[i * stride];
+ *
+ * for many sums at once, with every piece of arithmetic taken from the
+ * shared header lib/exact/ordsum.h (the one-term rule, composition, the
+ * checked apply, the plan's rule). Only the grouping is the device's, and
+ * where a partial result is compared with the host pipeline
+ * (lib/exact/ordsum_host.c) the grouping is the host's too:
+ *
+ *   chunk_sums  one block per chunk of 1024 terms (256 lanes x 4): each lane
+ *               adds its 4 terms in order, lanes by the ordered tree in
+ *               groups of 64, groups in order: eq_ordsum_chunk_sums()'s
+ *               grouping, so the approximate sums are the same bits.
+ *   plan        one block per sum: an approximate prefix (a block scan, any
+ *               grouping is advice) and eq_ord_plan_binade() per chunk.
+ *   chunk_runs  one block per chunk: each lane composes its 4 terms under
+ *               the chunk's binade, lanes by the ordered tree
+ *               (eq_ord_tree's pairing, as in eq_ordsum_chunk_runs()).
+ *   segments    one block per aligned group of 64 chunks: the stretches of
+ *               one planned binade, each by the ordered tree from its head
+ *               (eq_ordsum_segment_runs()).
+ *   walk        one block per sum: records staged 256 chunks at a time in
+ *               shared memory; lane 0 applies segments and chunks with the
+ *               checked eq_ord_apply(). Where a check fails the whole block
+ *               adds that chunk's terms exactly (eqc_block_exact_add below)
+ *               instead of one lane adding 1024 terms in a row.
+ *
+ * eqc_block_exact_add: with the running sum s in binade E, every term's run
+ * under E is formed in parallel and combined by an ordered block scan into
+ * the run of each prefix. The checked apply of a prefix passes exactly when
+ * all of its adds stay inside the binade, and the prefix bounds only widen
+ * along the chunk, so the prefixes that pass are those before the first
+ * failing index k. s becomes the apply of the prefix up to k - 1 (the loop's
+ * bits by the shared proof), then the term k is added with the plain double
+ * add (the loop's own operation), and the scan repeats from k + 1 under the
+ * new binade. Each binade crossing costs one block scan, not a sequence of
+ * dependent adds. While s is +0.0, zero terms leave it so and the first
+ * non-zero term x makes it x (one block reduction for the whole stretch);
+ * while s is -0.0, subnormal or not finite, terms are added one by one.
+ *
+ * Zero chunks: chunk_sums also records whether every term of a chunk is
+ * zero (of either sign). Adding such a chunk leaves any finite s other than
+ * -0.0 unchanged (s + 0 == s; +0.0 + -0.0 == +0.0), and s is never -0.0
+ * (it starts at +0.0, and a rounded sum is -0.0 only when both operands
+ * are), so the walk steps over zero chunks without looking at their terms:
+ * SSIMULACRA2's artifact and detail sums, and all sums of identical frames,
+ * are long stretches of zeros that the plan marks "term by term".
+ */
+#ifndef EQ_CUDA_ORDSUM_CUH
+#define EQ_CUDA_ORDSUM_CUH
+
+#include "cuda/common.cuh"
+#include "exact/ordsum.h"
+
+#define EQC_ORD_LANES 256
+#define EQC_ORD_TPL 4
+#define EQC_ORD_CHUNK (EQC_ORD_LANES * EQC_ORD_TPL)
+#define EQC_ORD_SEG 64
+#define EQC_ORD_WARPS (EQC_ORD_LANES / 32)
+
+static __device__ __forceinline__ EqOrdRun eqc_shfl_down(const EqOrdRun &r, int k)
+{
+    EqOrdRun o;
+    for (int p = 0; p < 2; p++) {
+        o.d[p] = __shfl_down_sync(0xffffffffu, r.d[p], k);
+        o.lo[p] = __shfl_down_sync(0xffffffffu, r.lo[p], k);
+        o.hi[p] = __shfl_down_sync(0xffffffffu, r.hi[p], k);
+    }
+    return o;
+}
+
+static __device__ __forceinline__ EqOrdRun eqc_shfl_up(const EqOrdRun &r, int k)
+{
+    EqOrdRun o;
+    for (int p = 0; p < 2; p++) {
+        o.d[p] = __shfl_up_sync(0xffffffffu, r.d[p], k);
+        o.lo[p] = __shfl_up_sync(0xffffffffu, r.lo[p], k);
+        o.hi[p] = __shfl_up_sync(0xffffffffu, r.hi[p], k);
+    }
+    return o;
+}
+
+/*
+ * The ordered tree over the block's 256 lanes with eq_ord_tree()'s pairing
+ * (at step k, lane i, a multiple of 2k, takes lane i + k). The result is
+ * valid in thread 0. `sh` holds EQC_ORD_WARPS runs.
+ */
+static __device__ __forceinline__ EqOrdRun eqc_block_tree(EqOrdRun r, EqOrdRun *sh)
+{
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    for (int k = 1; k < 32; k *= 2) {
+        EqOrdRun o = eqc_shfl_down(r, k);
+        if ((lane & (2 * k - 1)) == 0)
+            r = eq_ord_compose(r, o);
+    }
+    if (lane == 0)
+        sh[warp] = r;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        EqOrdRun w[EQC_ORD_WARPS];
+        for (int i = 0; i < EQC_ORD_WARPS; i++)
+            w[i] = sh[i];
+        for (int k = 1; k < EQC_ORD_WARPS; k *= 2)
+            for (int i = 0; i + k < EQC_ORD_WARPS; i += 2 * k)
+                w[i] = eq_ord_compose(w[i], w[i + k]);
+        r = w[0];
+    }
+    __syncthreads();
+    return r;
+}
+
+/* Inclusive ordered scan over the block's lanes (lane i gets the run of
+ * lanes 0..i); `excl` gets lanes 0..i-1 (empty for lane 0). `sh` holds
+ * EQC_ORD_WARPS runs. Any grouping: composition is associative. */
+static __device__ __forceinline__ EqOrdRun eqc_block_scan(EqOrdRun r, EqOrdRun *excl,
+                                                          EqOrdRun *sh)
+{
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    for (int k = 1; k < 32; k *= 2) {
+        EqOrdRun o = eqc_shfl_up(r, k);
+        if (lane >= k)
+            r = eq_ord_compose(o, r);
+    }
+    if (lane == 31)
+        sh[warp] = r;
+    __syncthreads();
+    EqOrdRun before = eq_ord_empty();
+    for (int w = 0; w < warp; w++)
+        before = eq_ord_compose(before, sh[w]);
+    EqOrdRun in_warp_excl = eqc_shfl_up(r, 1);
+    if (lane == 0)
+        in_warp_excl = eq_ord_empty();
+    *excl = eq_ord_compose(before, in_warp_excl);
+    __syncthreads();
+    return eq_ord_compose(before, r);
+}
+
+#define EQC_PLAN_MAX_SEGS 64
+/* Planned binade of a term whose add crosses a binade (by the approximate
+ * prefix): added alone with the plain double add. */
+#define EQC_PLAN_CROSS (EQ_ORD_NONE + 1)
+
+struct EqcExactShared {
+    EqOrdRun warp[EQC_ORD_WARPS];
+    double s;
+    int k;
+    /* the planned pass */
+    double dwarp[EQC_ORD_WARPS];
+    int iwarp[EQC_ORD_WARPS];
+    EqOrdSegRun swarp[EQC_ORD_WARPS];
+    int e[EQC_ORD_CHUNK];
+    unsigned char head[EQC_ORD_CHUNK + 1];
+    EqOrdRun seg_run[EQC_PLAN_MAX_SEGS];
+    int seg_start[EQC_PLAN_MAX_SEGS];
+    int seg_e[EQC_PLAN_MAX_SEGS];
+    double seg_x[EQC_PLAN_MAX_SEGS];
+    int nseg;
+    int next;
+};
+
+static __device__ __forceinline__ EqOrdSegRun eqc_shfl_up_seg(const EqOrdSegRun &r, int k)
+{
+    EqOrdSegRun o;
+    o.run = eqc_shfl_up(r.run, k);
+    o.head = __shfl_up_sync(0xffffffffu, r.head, k);
+    return o;
+}
+
+/* Exclusive block scans (thread order) of a double (advice only), an int,
+ * and a segmented run (eq_ord_seg_combine). Each ends with a barrier. */
+static __device__ __forceinline__ double eqc_block_excl_dsum(double x, EqcExactShared *sh)
+{
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    double inc = x;
+    for (int k = 1; k < 32; k *= 2) {
+        double o = __shfl_up_sync(0xffffffffu, inc, k);
+        if (lane >= k)
+            inc += o;
+    }
+    if (lane == 31)
+        sh->dwarp[warp] = inc;
+    __syncthreads();
+    double before = 0.0;
+    for (int w = 0; w < warp; w++)
+        before += sh->dwarp[w];
+    __syncthreads();
+    return before + (inc - x);
+}
+
+static __device__ __forceinline__ int eqc_block_excl_isum(int x, int *total, EqcExactShared *sh)
+{
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    int inc = x;
+    for (int k = 1; k < 32; k *= 2) {
+        int o = __shfl_up_sync(0xffffffffu, inc, k);
+        if (lane >= k)
+            inc += o;
+    }
+    if (lane == 31)
+        sh->iwarp[warp] = inc;
+    __syncthreads();
+    int before = 0, all = 0;
+    for (int w = 0; w < EQC_ORD_WARPS; w++) {
+        if (w < warp)
+            before += sh->iwarp[w];
+        all += sh->iwarp[w];
+    }
+    *total = all;
+    __syncthreads();
+    return before + inc - x;
+}
+
+static __device__ __forceinline__ EqOrdSegRun eqc_block_excl_seg(EqOrdSegRun x,
+                                                               EqcExactShared *sh)
+{
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    EqOrdSegRun inc = x;
+    for (int k = 1; k < 32; k *= 2) {
+        EqOrdSegRun o = eqc_shfl_up_seg(inc, k);
+        if (lane >= k)
+            inc = eq_ord_seg_combine(o, inc);
+    }
+    EqOrdSegRun ex = eqc_shfl_up_seg(inc, 1);
+    if (lane == 31)
+        sh->swarp[warp] = inc;
+    __syncthreads();
+    EqOrdSegRun before;
+    before.run = eq_ord_empty();
+    before.head = 0;
+    for (int w = 0; w < warp; w++)
+        before = eq_ord_seg_combine(before, sh->swarp[w]);
+    if (lane > 0)
+        before = eq_ord_seg_combine(before, ex);
+    __syncthreads();
+    return before;
+}
+
+/*
+ * The planned pass (EXACTQUALITY_CUDA_WALK=plan): terms pos .. count-1
+ * planned term by term, as the walk plans chunks: the binades of an
+ * approximate sum before and after each term (advice); a term that crosses
+ * a binade by the plan stands alone and is added with the plain double add;
+ * stretches of one planned binade are composed by the segmented scan; lane
+ * 0 applies the stretches in order with the checked eq_ord_apply until one
+ * fails (or is planned "none"). Returns the index of the first term
+ * not added (count when all were); *s is exact up to there. Needs s normal.
+ */
+static __device__ int eqc_block_planned_pass(double *s_io, const double v[EQC_ORD_TPL],
+                                             int pos, int count, EqcExactShared *sh)
+{
+    const int t0 = threadIdx.x * EQC_ORD_TPL;
+    const double s = *s_io;
+    double loc[EQC_ORD_TPL], acc = 0.0;
+    for (int j = 0; j < EQC_ORD_TPL; j++) {
+        const int i = t0 + j;
+        loc[j] = acc;
+        if (i >= pos && i < count)
+            acc += v[j];
+    }
+    const double excl = eqc_block_excl_dsum(acc, sh);
+    int e[EQC_ORD_TPL];
+    for (int j = 0; j < EQC_ORD_TPL; j++) {
+        const int i = t0 + j;
+        /* binades of the approximate sum before and after the term; a term
+         * that (by the plan) crosses is added alone with the plain add */
+        const double before = s + (excl + loc[j]);
+        const int eb = eq_ord_plan_binade(before);
+        const int ea = eq_ord_plan_binade(before + v[j]);
+        e[j] = eb == ea ? eb : EQC_PLAN_CROSS;
+        if (i >= pos && i < count)
+            sh->e[i] = e[j];
+    }
+    __syncthreads();
+    int head[EQC_ORD_TPL], nh = 0;
+    for (int j = 0; j < EQC_ORD_TPL; j++) {
+        const int i = t0 + j;
+        head[j] = 0;
+        if (i >= pos && i < count)
+            head[j] = i == pos || e[j] == EQ_ORD_NONE || e[j] == EQC_PLAN_CROSS ||
+                      e[j] != sh->e[i - 1];
+        nh += head[j];
+        sh->head[i] = (unsigned char)head[j];
+    }
+    if (threadIdx.x == 0)
+        sh->head[EQC_ORD_CHUNK] = 1;
+    int nseg;
+    const int seg0 = eqc_block_excl_isum(nh, &nseg, sh);
+    if (nseg > EQC_PLAN_MAX_SEGS)
+        return pos; /* too many stretches: the caller goes scan by scan */
+    /* the segmented scan of the terms' runs under their planned binades */
+    EqOrdSegRun loc_inc[EQC_ORD_TPL], agg;
+    agg.run = eq_ord_empty();
+    agg.head = 0;
+    for (int j = 0; j < EQC_ORD_TPL; j++) {
+        const int i = t0 + j;
+        EqOrdSegRun x;
+        x.head = head[j];
+        x.run = eq_ord_empty();
+        if (i >= pos && i < count)
+            x.run = e[j] == EQ_ORD_NONE || e[j] == EQC_PLAN_CROSS ? eq_ord_poison()
+                                                                  : eq_ord_term(v[j], e[j]);
+        agg = eq_ord_seg_combine(agg, x);
+        loc_inc[j] = agg;
+    }
+    const EqOrdSegRun before = eqc_block_excl_seg(agg, sh);
+    int segi = seg0;
+    for (int j = 0; j < EQC_ORD_TPL; j++) {
+        const int i = t0 + j;
+        if (!(i >= pos && i < count))
+            continue;
+        if (head[j]) {
+            sh->seg_start[segi] = i;
+            sh->seg_e[segi] = e[j];
+            sh->seg_x[segi] = v[j];
+            segi++;
+        }
+        if (i == count - 1 || sh->head[i + 1]) {
+            /* i ends the stretch segi - 1 */
+            sh->seg_run[segi - 1] = eq_ord_seg_combine(before, loc_inc[j]).run;
+        }
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        double x = s;
+        int k = 0;
+        for (; k < nseg; k++) {
+            if (sh->seg_e[k] == EQC_PLAN_CROSS) {
+                x = x + sh->seg_x[k]; /* the loop's own add */
+                continue;
+            }
+            if (sh->seg_e[k] == EQ_ORD_NONE || !eq_ord_apply(&x, &sh->seg_run[k], sh->seg_e[k]))
+                break;
+        }
+        sh->s = x;
+        sh->next = k < nseg ? sh->seg_start[k] : count;
+    }
+    __syncthreads();
+    *s_io = sh->s;
+    const int next = sh->next;
+    __syncthreads();
+    return next;
+}
+
+/*
+ * The block adds terms v[0..3] of each thread (thread t holds the chunk's
+ * terms 4t .. 4t+3; `count` terms in all) to the exact running sum s, in
+ * index order, with the loop's bits. Returns the new sum in every thread.
+ */
+static __device__ double eqc_block_exact_add(double s, const double v[EQC_ORD_TPL], int count,
+                                             EqcExactShared *sh, int planned)
+{
+    const int t0 = threadIdx.x * EQC_ORD_TPL;
+    int pos = 0, tried_plan_at = -1;
+
+    while (pos < count) {
+        const int e = eq_ord_binade(s);
+        if (planned && e != EQ_ORD_NONE && tried_plan_at != pos) {
+            /* one planned pass; where it stops, one scan step follows */
+            tried_plan_at = pos;
+            const int next = eqc_block_planned_pass(&s, v, pos, count, sh);
+            if (next > pos) {
+                pos = next;
+                tried_plan_at = pos;
+                continue;
+            }
+        }
+        if (e == EQ_ORD_NONE && eq_ord_bits(s) == 0) {
+            /* s is +0.0: zero terms (of either sign) leave it +0.0, and the
+             * first non-zero term x gives +0.0 + x == x exactly. */
+            if (threadIdx.x == 0)
+                sh->k = count;
+            __syncthreads();
+            for (int j = 0; j < EQC_ORD_TPL; j++) {
+                int i = t0 + j;
+                if (i >= pos && i < count && v[j] != 0.0) {
+                    atomicMin(&sh->k, i);
+                    break;
+                }
+            }
+            __syncthreads();
+            const int k = sh->k;
+            if (k < count)
+                for (int j = 0; j < EQC_ORD_TPL; j++)
+                    if (k == t0 + j)
+                        sh->s = s + v[j];
+            __syncthreads();
+            if (k < count)
+                s = sh->s;
+            pos = k + 1;
+            __syncthreads();
+            continue;
+        }
+        if (e == EQ_ORD_NONE) {
+            /* s is -0.0, subnormal, infinite or NaN: one plain add. */
+            for (int j = 0; j < EQC_ORD_TPL; j++)
+                if (pos == t0 + j)
+                    sh->s = s + v[j];
+            __syncthreads();
+            s = sh->s;
+            pos++;
+            __syncthreads();
+            continue;
+        }
+        EqOrdRun pre[EQC_ORD_TPL];
+        EqOrdRun acc = eq_ord_empty();
+        for (int j = 0; j < EQC_ORD_TPL; j++) {
+            int i = t0 + j;
+            if (i >= pos && i < count)
+                acc = eq_ord_compose(acc, eq_ord_term(v[j], e));
+            pre[j] = acc;
+        }
+        EqOrdRun excl;
+        (void)eqc_block_scan(acc, &excl, sh->warp);
+        if (threadIdx.x == 0)
+            sh->k = count;
+        __syncthreads();
+        for (int j = 0; j < EQC_ORD_TPL; j++) {
+            int i = t0 + j;
+            if (i >= pos && i < count) {
+                EqOrdRun p = eq_ord_compose(excl, pre[j]);
+                double t = s;
+                if (!eq_ord_apply(&t, &p, e)) {
+                    atomicMin(&sh->k, i);
+                    break;
+                }
+            }
+        }
+        __syncthreads();
+        const int k = sh->k;
+        /* The prefix up to k - 1 passes: apply it. */
+        if (k > pos && k - 1 >= t0 && k - 1 < t0 + EQC_ORD_TPL) {
+            /* pre[] by compile-time index only (no local memory) */
+            EqOrdRun q = pre[0];
+            for (int j = 1; j < EQC_ORD_TPL; j++)
+                if (j == k - 1 - t0)
+                    q = pre[j];
+            EqOrdRun p = eq_ord_compose(excl, q);
+            double t = s;
+            eq_ord_apply(&t, &p, e);
+            sh->s = t;
+        }
+        __syncthreads();
+        if (k > pos)
+            s = sh->s;
+        __syncthreads();
+        if (k < count) {
+            /* Term k leaves the binade (or poisons the run): the loop's add. */
+            for (int j = 0; j < EQC_ORD_TPL; j++)
+                if (k == t0 + j)
+                    sh->s = s + v[j];
+            __syncthreads();
+            s = sh->s;
+            __syncthreads();
+        }
+        pos = k + 1;
+    }
+    return s;
+}
+
+#endif /* EQ_CUDA_ORDSUM_CUH */

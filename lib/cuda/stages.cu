@@ -1,0 +1,144 @@
+/*
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Single device stages on host input, for tests/checkkernels (lib/cuda/
+ * cuda.h). Each copies its input up on the scorer's stream, runs one stage
+ * and copies every output back.
+ */
+#include <string.h>
+
+#include "cuda/ssim.cuh"
+
+static int stage_begin(EqCuda *cuda, size_t bytes, uint8_t **base)
+{
+    int err = 0;
+    *base = NULL;
+    EQC_CHECK(cuda, EQC_SITE_OTHER, cudaSetDevice(cuda->device));
+    if ((err = eqc_buf_reserve(cuda, &cuda->scratch[EQC_SCRATCH_STAGE], bytes)) < 0)
+        return err;
+    *base = (uint8_t *)cuda->scratch[EQC_SCRATCH_STAGE].ptr;
+    return 0;
+fail:
+    return err;
+}
+
+static int up(EqCuda *cuda, void *dst, const void *src, size_t n)
+{
+    int err = 0;
+    EQC_CHECK(cuda, EQC_SITE_COPY,
+              cudaMemcpyAsync(dst, src, n, cudaMemcpyHostToDevice, cuda->stream));
+    return 0;
+fail:
+    return err;
+}
+
+static int down(EqCuda *cuda, void *dst, const void *src, size_t n)
+{
+    int err = 0;
+    EQC_CHECK(cuda, EQC_SITE_COPY,
+              cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToHost, cuda->stream));
+    return 0;
+fail:
+    return err;
+}
+
+static int finish(EqCuda *cuda, int err)
+{
+    cudaError_t e = cudaStreamSynchronize(cuda->stream);
+    if (err < 0) {
+        (void)cudaGetLastError();
+        return err;
+    }
+    if (e != cudaSuccess)
+        return eqc_fail(cuda, e, "cudaStreamSynchronize", __FILE__, __LINE__);
+    return 0;
+}
+
+static size_t align256(size_t n)
+{
+    return (n + 255) & ~(size_t)255;
+}
+
+extern "C" int eq_cuda_stage_ssim_to_float(EqCuda *cuda, const EqFrame *ref,
+                                           const EqFrame *dist, float *dr, float *dd)
+{
+    EqcFrame a, b;
+    uint8_t *base = NULL;
+    const size_t n = (size_t)ref->width * ref->height;
+    int err = eqc_upload_pair(cuda, ref, dist, &a, &b);
+    if (err < 0)
+        return finish(cuda, err);
+    if ((err = stage_begin(cuda, 2 * n * sizeof(float), &base)) < 0)
+        return finish(cuda, err);
+    float *o0 = (float *)base, *o1 = o0 + n;
+    err = eqc_ssim_to_float(cuda, &a.comp[0], &b.comp[0], ref->bitdepth, o0, o1, cuda->stream);
+    if (err >= 0)
+        err = down(cuda, dr, o0, n * sizeof(float));
+    if (err >= 0)
+        err = down(cuda, dd, o1, n * sizeof(float));
+    return finish(cuda, err);
+}
+
+extern "C" int eq_cuda_stage_ssim_box(EqCuda *cuda, const float *src, int w, int h, int factor,
+                                      float *dst)
+{
+    uint8_t *base = NULL;
+    const size_t n = (size_t)w * h;
+    const size_t m = (size_t)eq_decimated_size(w, factor) * eq_decimated_size(h, factor);
+    int err = stage_begin(cuda, align256(n * 4) + m * 4 * 2, &base);
+    if (err < 0)
+        return err;
+    float *in = (float *)base, *out = (float *)(base + align256(n * 4));
+    if ((err = up(cuda, in, src, n * 4)) >= 0)
+        err = eqc_ssim_box(cuda, in, in, w, h, factor, out, out + m, cuda->stream);
+    if (err >= 0)
+        err = down(cuda, dst, out, m * 4);
+    return finish(cuda, err);
+}
+
+extern "C" int eq_cuda_stage_ms_ssim_lpf(EqCuda *cuda, const float *src, int w, int h,
+                                         float *dst)
+{
+    uint8_t *base = NULL;
+    const size_t n = (size_t)w * h;
+    const size_t m = (size_t)eq_decimated_size(w, 2) * eq_decimated_size(h, 2);
+    int err = stage_begin(cuda, align256(n * 4) + m * 4 * 2, &base);
+    if (err < 0)
+        return err;
+    float *in = (float *)base, *out = (float *)(base + align256(n * 4));
+    if ((err = up(cuda, in, src, n * 4)) >= 0)
+        err = eqc_ms_ssim_lpf(cuda, in, in, w, h, out, out + m, cuda->stream);
+    if (err >= 0)
+        err = down(cuda, dst, out, m * 4);
+    return finish(cuda, err);
+}
+
+extern "C" int eq_cuda_stage_ssim_terms(EqCuda *cuda, const float *ref, const float *dist,
+                                        int w, int h, double *l, double *c, double *s,
+                                        double *lcs)
+{
+    uint8_t *base = NULL;
+    const size_t n = (size_t)w * h;
+    const size_t nw = (size_t)(w - 10) * (h - 10);
+    int err = stage_begin(cuda, 2 * align256(n * 4) + 4 * nw * 8, &base);
+    if (err < 0)
+        return err;
+    float *ir = (float *)base, *id = (float *)(base + align256(n * 4));
+    double *t = (double *)(base + 2 * align256(n * 4));
+    /* poison: every output must be written */
+    EQC_CHECK(cuda, EQC_SITE_OTHER, cudaMemsetAsync(t, 0xff, 4 * nw * 8, cuda->stream));
+    if ((err = up(cuda, ir, ref, n * 4)) >= 0 && (err = up(cuda, id, dist, n * 4)) >= 0)
+        err = eqc_ssim_terms(cuda, ir, id, w, h, t, t + nw, t + 2 * nw, t + 3 * nw,
+                             cuda->stream);
+    if (err >= 0)
+        err = down(cuda, l, t, nw * 8);
+    if (err >= 0)
+        err = down(cuda, c, t + nw, nw * 8);
+    if (err >= 0)
+        err = down(cuda, s, t + 2 * nw, nw * 8);
+    if (err >= 0)
+        err = down(cuda, lcs, t + 3 * nw, nw * 8);
+    return finish(cuda, err);
+fail:
+    return finish(cuda, err);
+}

@@ -1,0 +1,207 @@
+/*
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The ordered-sum engine: the device's sums against the loop itself, and
+ * every partial result against the host pipeline's stage in the same
+ * layout (lib/exact/ordsum_host.c): chunk sums, chunk runs and segment runs
+ * bit for bit under the device's plan. Several sums of different lengths go
+ * in one launch, as a metric sends them. The plan is advice: its entries
+ * are compared with the host's for information only, and a run with every
+ * chunk planned "term by term" must give the same bits.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "../common/framegen.h"
+#include "ck.h"
+#include "exact/ordsum_host.h"
+
+static double uniform(uint64_t *rng)
+{
+    return (double)(fg_splitmix(rng) >> 11) * 0x1p-53;
+}
+
+/* Thirteen kinds of terms. */
+static void fill(double *x, size_t n, int kind, uint64_t *rng)
+{
+    for (size_t i = 0; i < n; i++) {
+        double u = uniform(rng), v;
+        switch (kind) {
+        case 0:
+            v = u;
+            break; /* [0, 1) */
+        case 1:
+            v = 1.0 - (0.5 + 0.5 * u);
+            break; /* ties: 1 - q */
+        case 2:
+            v = (u - 0.5) * 3.0;
+            break; /* mixed sign */
+        case 3:
+            v = ldexp(0.5 + u, (int)(fg_splitmix(rng) % 61) - 30);
+            break; /* wide range */
+        case 4:
+            v = (fg_splitmix(rng) % 17) ? 0.0 : u;
+            break; /* mostly zeros */
+        case 5:
+            v = (double)(fg_splitmix(rng) % 256);
+            break; /* integers */
+        case 6:
+            v = (fg_splitmix(rng) % 3) ? ldexp(u, -1060) : 0.0;
+            break; /* subnormals */
+        case 7:
+            v = u * 1.1 - 0.1;
+            break; /* SSIM-like */
+        case 8:
+            v = i == 0 ? 1e12 : u * 1e-3;
+            break; /* huge head */
+        case 10:
+            v = i < n * 3 / 5 ? ((i & 1) ? -0.0 : 0.0) : u;
+            break; /* zeros first */
+        case 11:
+            v = 0.0;
+            break; /* all zero */
+        case 12:
+            v = (i / 3000) % 2 ? u * 1e-9 : 0.0;
+            break; /* zero stretches */
+        case 9:
+            v = (i & 1) ? -x[i - 1] : ldexp(u, (int)(i % 20));
+            break; /* cancellation */
+        default:
+            v = u;
+            break;
+        }
+        x[i] = v;
+    }
+}
+
+static int same_run(const EqOrdRun *a, const EqOrdRun *b)
+{
+    return !memcmp(a, b, sizeof(*a));
+}
+
+void ck_ordsum(CkContext *ck)
+{
+    static const size_t sizes_ci[] = {0, 1, 5, 1023, 1024, 1025, 4103, 65536 + 77, 200003};
+    static const size_t sizes_full[] = {0,    1,          5,      1023,    1024,       1025,
+                                        4103, 65536 + 77, 200003, 1000003, 3840 * 2160};
+    const size_t *sizes = ck->full ? sizes_full : sizes_ci;
+    int nsizes = ck->full ? 11 : ck->quick ? 7 : 9;
+    uint64_t rng = ck->seed ^ 0x4f5244ull;
+    const EqOrdLayout *lay = &eq_ordsum_default_layout;
+    long plan_diff = 0, plan_total = 0;
+
+    for (int kind = 0; kind < 13; kind++) {
+        /* all sizes of one kind in one launch, with strides 1 and 3 */
+        EqCudaSumCase cases[16];
+        double *mem[16];
+        int nc = 0;
+        size_t chunks = 0;
+        for (int si = 0; si < nsizes; si++) {
+            size_t n = sizes[si];
+            ptrdiff_t stride = (si & 1) ? 3 : 1;
+            size_t len = n ? (n - 1) * (size_t)stride + 1 : 1;
+            mem[nc] = malloc(len * sizeof(double));
+            for (size_t i = 0; i < len; i++)
+                mem[nc][i] = NAN; /* gaps between strided terms: never read */
+            double *tmp = malloc((n ? n : 1) * sizeof(double));
+            fill(tmp, n, kind, &rng);
+            for (size_t i = 0; i < n; i++)
+                mem[nc][i * (size_t)stride] = tmp[i];
+            free(tmp);
+            cases[nc] = (EqCudaSumCase){mem[nc], n, stride, EQ_CUDA_TERM_X};
+            chunks += eq_cuda_stage_ordsum_chunks(n);
+            nc++;
+        }
+        EqCudaSumPartials part[2];
+        double sums[2][16], none_sums[16];
+        for (int r = 0; r < 2; r++) {
+            part[r].chunk_sum = calloc(chunks, sizeof(double));
+            part[r].plan = calloc(chunks, sizeof(int));
+            part[r].runs = calloc(chunks, sizeof(EqOrdRun));
+            part[r].seg = calloc(chunks, sizeof(EqOrdRun));
+            part[r].seg_len = calloc(chunks, sizeof(int));
+            int err = eq_cuda_stage_ordsum(ck->cuda, cases, nc, 0, sums[r], &part[r]);
+            if (err < 0) {
+                ck_error(ck, "eq_cuda_stage_ordsum", err);
+                return;
+            }
+        }
+        int err = eq_cuda_stage_ordsum(ck->cuda, cases, nc, 1, none_sums, NULL);
+        if (err < 0)
+            ck_error(ck, "eq_cuda_stage_ordsum (plan none)", err);
+
+        size_t c0 = 0;
+        for (int i = 0; i < nc; i++) {
+            char what[96];
+            size_t n = cases[i].n, nch = eq_cuda_stage_ordsum_chunks(n);
+            double want = eq_ordsum_loop(cases[i].x, n, cases[i].stride, 0.0);
+            snprintf(what, sizeof(what), "kind %d n %zu stride %td: sum", kind, n,
+                     cases[i].stride);
+            ck_same(ck, what, &sums[0][i], &want, sizeof(double));
+            ck_same(ck, what, &sums[1][i], &want, sizeof(double));
+            snprintf(what, sizeof(what), "kind %d n %zu: sum, every chunk term by term", kind,
+                     n);
+            ck_same(ck, what, &none_sums[i], &want, sizeof(double));
+
+            /* the partials, against the host stages in the same layout */
+            if (n) {
+                double *cs = malloc(nch * sizeof(double));
+                int *plan = malloc(nch * sizeof(int));
+                EqOrdRun *runs = malloc(nch * sizeof(EqOrdRun));
+                EqOrdRun *seg = malloc(nch * sizeof(EqOrdRun));
+                int *seg_len = malloc(nch * sizeof(int));
+                EqOrdRun *lanes = malloc((size_t)lay->lanes_per_chunk * sizeof(EqOrdRun));
+                EqOrdSegRun *scr =
+                    malloc((size_t)lay->chunks_per_segment * sizeof(EqOrdSegRun));
+                eq_ordsum_chunk_sums(cases[i].x, n, cases[i].stride, lay, cs);
+                snprintf(what, sizeof(what), "kind %d n %zu: chunk sums", kind, n);
+                ck_same(ck, what, part[0].chunk_sum + c0, cs, nch * sizeof(double));
+                ck_same(ck, what, part[1].chunk_sum + c0, cs, nch * sizeof(double));
+                eq_ordsum_plan_tree(0.0, cs, nch, plan);
+                for (size_t c = 0; c < nch; c++)
+                    plan_diff += plan[c] != part[0].plan[c0 + c];
+                plan_total += (long)nch;
+                snprintf(what, sizeof(what), "kind %d n %zu: plan, run twice", kind, n);
+                ck_same(ck, what, part[0].plan + c0, part[1].plan + c0, nch * sizeof(int));
+                /* runs and segments under the device's plan */
+                const int *dplan = part[0].plan + c0;
+                eq_ordsum_chunk_runs(cases[i].x, n, cases[i].stride, lay, dplan, runs, lanes);
+                eq_ordsum_segment_runs(runs, dplan, nch, lay, seg, seg_len, scr);
+                int bad_runs = 0, bad_seg = 0;
+                for (size_t c = 0; c < nch; c++)
+                    for (int r = 0; r < 2; r++) {
+                        bad_runs += !same_run(&runs[c], &part[r].runs[c0 + c]);
+                        bad_seg += seg_len[c] != part[r].seg_len[c0 + c] ||
+                                   (seg_len[c] > 0 && !same_run(&seg[c], &part[r].seg[c0 + c]));
+                    }
+                snprintf(what, sizeof(what), "kind %d n %zu: chunk runs (%d differ)", kind, n,
+                         bad_runs);
+                int zero = 0;
+                ck_same(ck, what, &bad_runs, &zero, sizeof(int));
+                snprintf(what, sizeof(what), "kind %d n %zu: segment runs (%d differ)", kind, n,
+                         bad_seg);
+                ck_same(ck, what, &bad_seg, &zero, sizeof(int));
+                free(cs);
+                free(plan);
+                free(runs);
+                free(seg);
+                free(seg_len);
+                free(lanes);
+                free(scr);
+            }
+            c0 += nch;
+        }
+        for (int r = 0; r < 2; r++) {
+            free(part[r].chunk_sum);
+            free(part[r].plan);
+            free(part[r].runs);
+            free(part[r].seg);
+            free(part[r].seg_len);
+        }
+        for (int i = 0; i < nc; i++)
+            free(mem[i]);
+    }
+    printf("  ordsum: device plan differs from the host's sequential-prefix plan in "
+           "%ld of %ld chunks (advice only)\n",
+           plan_diff, plan_total);
+}

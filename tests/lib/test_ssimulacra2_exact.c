@@ -1,0 +1,607 @@
+/*
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * SSIMULACRA2 CPU reference, exactness: known answers stored as %a and
+ * compared bit for bit (small committed PNGs and generated frames of every
+ * layout), layouts that must agree bit for bit, extreme inputs, too-small
+ * frames, the portable math, and the blur against the kernel it implements.
+ *
+ * Usage: test_ssimulacra2_exact DATA_DIR [--print]
+ *   --print writes the current known answers in the table's format.
+ *
+ * The same source is built three times (tests/lib/meson.build): against the
+ * library (run-time choice of AVX-512, AVX2 or generic stages), with a
+ * scalar copy of lib/cpu/ssimulacra2.c (-DEQ_S2_SCALAR, no vectorization),
+ * and with an AVX2-only copy (-DEQ_S2_FORCE_AVX2; skipped without AVX2):
+ * all must give the stored bits.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu/ssimulacra2.h"
+#include "eqtest.h"
+#include "exact/pmath.h"
+#include "exactquality.h"
+#include "pngio.h"
+
+static int print_mode;
+static char last_msg[1024];
+
+static void log_cb(void *user, EqLogLevel level, const char *msg)
+{
+    (void)user;
+    if (level == EQ_LOG_ERROR)
+        snprintf(last_msg, sizeof(last_msg), "%s", msg);
+}
+
+static EqScorer *open_scorer(int threads, EqMatrix m, EqRange r)
+{
+    EqSettings s;
+    EqScorer *sc = NULL;
+    eq_settings_init(&s);
+    s.metrics = EQ_METRIC_SSIMULACRA2;
+    s.backend = EQ_BACKEND_CPU;
+    s.threads = threads;
+    s.matrix = m;
+    s.range = r;
+    s.log = log_cb;
+    if (eq_scorer_open(&sc, &s) < 0)
+        return NULL;
+    return sc;
+}
+
+static uint32_t lowbias32(uint32_t s)
+{
+    s ^= s >> 16;
+    s *= 0x7feb352du;
+    s ^= s >> 15;
+    s *= 0x846ca68bu;
+    s ^= s >> 16;
+    return s;
+}
+
+static uint32_t noise(uint32_t seed, int x, int y, int c)
+{
+    return lowbias32(seed * 0x9E3779B1u + ((uint32_t)y * 65536u + (uint32_t)x) * 4u + (uint32_t)c);
+}
+
+/* ------------------------------------------------------------ frames */
+
+/* A frame that owns its buffers. */
+typedef struct Img {
+    EqFrame f;
+    void *buf[3];
+} Img;
+
+static void img_free(Img *im)
+{
+    for (int i = 0; i < 3; i++)
+        free(im->buf[i]);
+    memset(im, 0, sizeof(*im));
+}
+
+/* Sample generator: kind 0 noise(seed), 1 constant `v`, 2 one-pixel
+ * checkerboard (max where x + y odd, 0 elsewhere; `v` = 1 inverts), 3 noise
+ * plus a small distortion of the seed-1 noise (the dist of a pair). */
+typedef struct Gen {
+    int kind;
+    uint32_t seed;
+    unsigned v;
+} Gen;
+
+static unsigned gen_sample(const Gen *g, int x, int y, int c, unsigned maxv)
+{
+    switch (g->kind) {
+    case 0:
+        return noise(g->seed, x, y, c) % (maxv + 1);
+    case 1:
+        return g->v;
+    case 2:
+        return (((x + y) & 1) ^ g->v) ? maxv : 0;
+    default: {
+        int v = (int)(noise(g->seed - 1, x, y, c) % (maxv + 1));
+        int d = (int)(noise(g->seed, x, y, c) % 17) - 8;
+        d *= (int)((maxv + 1) / 256 ? (maxv + 1) / 256 : 1);
+        v += d;
+        return (unsigned)(v < 0 ? 0 : v > (int)maxv ? (int)maxv : v);
+    }
+    }
+}
+
+static void put(uint8_t *p, int bytes, unsigned v)
+{
+    if (bytes == 1) {
+        p[0] = (uint8_t)v;
+    } else {
+        p[0] = (uint8_t)(v & 0xff);
+        p[1] = (uint8_t)(v >> 8);
+    }
+}
+
+/* Any layout; stride padded by 3 bytes to catch stride bugs. msb: P010. */
+static void img_make(Img *im, EqLayout layout, int w, int h, int bitdepth, int msb,
+                     const Gen *g)
+{
+    memset(im, 0, sizeof(*im));
+    EqFrame *f = &im->f;
+    f->layout = layout;
+    f->width = w;
+    f->height = h;
+    f->bitdepth = bitdepth;
+    f->msb_aligned = msb;
+    int bytes = bitdepth > 8 ? 2 : 1;
+    unsigned maxv = (1u << bitdepth) - 1;
+    int shift = msb ? 16 - bitdepth : 0;
+    int ssx, ssy;
+    eq_layout_subsampling(layout, &ssx, &ssy);
+    int cw = (w + ssx) >> ssx, ch = (h + ssy) >> ssy;
+    if (eq_frame_is_rgb(f)) {
+        int n = layout == EQ_LAYOUT_RGB ? 3 : 4;
+        ptrdiff_t stride = (ptrdiff_t)w * n * bytes + 3;
+        uint8_t *b = calloc((size_t)stride * h, 1);
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++)
+                for (int c = 0; c < n; c++) {
+                    int comp = layout == EQ_LAYOUT_BGRX && c < 3 ? 2 - c : c;
+                    unsigned v = c < 3 ? gen_sample(g, x, y, comp, maxv) : 0x5a;
+                    put(b + y * stride + ((ptrdiff_t)x * n + c) * bytes, bytes, v);
+                }
+        im->buf[0] = b;
+        f->data[0] = b;
+        f->stride[0] = stride;
+        return;
+    }
+    int planes = layout == EQ_LAYOUT_GRAY ? 1 : layout == EQ_LAYOUT_NV12 ? 2 : 3;
+    for (int p = 0; p < planes; p++) {
+        int pw = p == 0 ? w : cw, ph = p == 0 ? h : ch;
+        int per = layout == EQ_LAYOUT_NV12 && p == 1 ? 2 : 1;
+        ptrdiff_t stride = (ptrdiff_t)pw * per * bytes + 3;
+        uint8_t *b = calloc((size_t)stride * ph, 1);
+        for (int y = 0; y < ph; y++)
+            for (int x = 0; x < pw; x++)
+                for (int k = 0; k < per; k++) {
+                    int comp = per == 2 ? 1 + k : p;
+                    unsigned v = gen_sample(g, x, y, comp, maxv) << shift;
+                    put(b + y * stride + ((ptrdiff_t)x * per + k) * bytes, bytes, v);
+                }
+        im->buf[p] = b;
+        f->data[p] = b;
+        f->stride[p] = stride;
+    }
+}
+
+/* ------------------------------------------------------ known answers */
+
+typedef struct Kat {
+    const char *name;
+    double score;
+    double sum_y_d;        /* sums[scale 0][Y][d] */
+    double sum_x_artifact; /* sums[scale 0][X][artifact] */
+    double sum_b_detail4;  /* sums[last scale][B][detail^4] */
+    int scales;
+} Kat;
+
+/* Produced by this test's --print at the commit that added it (definition of
+ * lib/exact/ssimulacra2.h, libjxl aea3a06e281fdee13e04815bfbf4f4132e7f59ea). */
+static const Kat kats[] = {
+#include "ssimulacra2_kat.inc"
+};
+
+static int kat_checked;
+
+static void check_kat(const char *name, const EqScores *r)
+{
+    int last = r->ssimulacra2_scales - 1;
+    double y_d = r->ssimulacra2_sums[eq_s2_sum_index(0, 1, EQ_S2_SUM_D)];
+    double x_a = r->ssimulacra2_sums[eq_s2_sum_index(0, 0, EQ_S2_SUM_ARTIFACT)];
+    double b_d4 = r->ssimulacra2_sums[eq_s2_sum_index(last, 2, EQ_S2_SUM_DETAIL4)];
+    CHECK(isfinite(r->ssimulacra2));
+    for (int i = 0; i < EQ_SSIMULACRA2_SUMS; i++)
+        CHECK(isfinite(r->ssimulacra2_sums[i]) && r->ssimulacra2_sums[i] >= 0.0);
+    if (print_mode) {
+        printf("    { \"%s\", %a, %a, %a, %a, %d }, /* %.17g */\n", name, r->ssimulacra2, y_d, x_a,
+               b_d4, r->ssimulacra2_scales, r->ssimulacra2);
+        return;
+    }
+    for (size_t i = 0; i < sizeof(kats) / sizeof(kats[0]); i++) {
+        if (strcmp(kats[i].name, name) != 0)
+            continue;
+        CHECK_BITS(r->ssimulacra2, kats[i].score);
+        CHECK_BITS(y_d, kats[i].sum_y_d);
+        CHECK_BITS(x_a, kats[i].sum_x_artifact);
+        CHECK_BITS(b_d4, kats[i].sum_b_detail4);
+        CHECK(r->ssimulacra2_scales == kats[i].scales);
+        kat_checked++;
+        return;
+    }
+    fprintf(stderr, "no known answer named %s\n", name);
+    CHECK(0);
+}
+
+static int score_frames(EqScorer *sc, const EqFrame *a, const EqFrame *b, EqScores *r)
+{
+    memset(r, 0, sizeof(*r));
+    int e = eq_scorer_score(sc, a, b, r);
+    if (e)
+        fprintf(stderr, "score failed: %d (%s)\n", e, last_msg);
+    return e;
+}
+
+static void kat_png(EqScorer *sc, const char *dir, const char *name, const char *ref,
+                    const char *dist)
+{
+    char pa[4096], pb[4096];
+    EqFrame a, b;
+    EqScores r;
+    snprintf(pa, sizeof(pa), "%s/%s", dir, ref);
+    snprintf(pb, sizeof(pb), "%s/%s", dir, dist);
+    int ea = eq_png_read(pa, &a), eb = eq_png_read(pb, &b);
+    CHECK(ea == 0 && eb == 0);
+    if (ea || eb)
+        return;
+    CHECK(score_frames(sc, &a, &b, &r) == 0);
+    check_kat(name, &r);
+    free((void *)a.data[0]);
+    free((void *)b.data[0]);
+}
+
+static void kat_gen(EqScorer *sc, const char *name, EqLayout layout, int w, int h, int bd, int msb,
+                    Gen ga, Gen gb, EqScores *out)
+{
+    Img a, b;
+    EqScores r;
+    img_make(&a, layout, w, h, bd, msb, &ga);
+    img_make(&b, layout, w, h, bd, msb, &gb);
+    CHECK(score_frames(sc, &a.f, &b.f, &r) == 0);
+    if (name)
+        check_kat(name, &r);
+    if (out)
+        *out = r;
+    img_free(&a);
+    img_free(&b);
+}
+
+static void test_known_answers(const char *dir, EqScorer *sc)
+{
+    kat_png(sc, dir, "png_tiny_8x8", "syn_tiny_8x8_ref.png", "syn_tiny_8x8_dist.png");
+    kat_png(sc, dir, "png_tiny_17x9", "syn_tiny_17x9_ref.png", "syn_tiny_17x9_dist.png");
+    kat_png(sc, dir, "png_checker_64x64", "syn_checker_64x64.png", "syn_checker_64x64_inv.png");
+    kat_png(sc, dir, "png_grey_64x64", "syn_grey128_64x64.png", "syn_grey129_64x64.png");
+    kat_png(sc, dir, "png_wood16_576x324", "wood_f0_ref.rgb48.png", "wood_f0_crf35.rgb48.png");
+
+    Gen n5 = { 0, 5, 0 }, d6 = { 3, 6, 0 }, ck = { 2, 0, 0 }, cki = { 2, 0, 1 };
+    kat_gen(sc, "rgb_8x8", EQ_LAYOUT_RGB, 8, 8, 8, 0, n5, d6, NULL);
+    kat_gen(sc, "rgb_17x9", EQ_LAYOUT_RGB, 17, 9, 8, 0, n5, d6, NULL);
+    kat_gen(sc, "rgb_9x15", EQ_LAYOUT_RGB, 9, 15, 8, 0, n5, d6, NULL);
+    kat_gen(sc, "rgb_33x17", EQ_LAYOUT_RGB, 33, 17, 8, 0, n5, d6, NULL);
+    kat_gen(sc, "rgb_131x67", EQ_LAYOUT_RGB, 131, 67, 8, 0, n5, d6, NULL);
+    kat_gen(sc, "rgb_checker_15x13", EQ_LAYOUT_RGB, 15, 13, 8, 0, ck, cki, NULL);
+    kat_gen(sc, "rgb_checker_vs_noise_40x24", EQ_LAYOUT_RGB, 40, 24, 8, 0, ck, n5, NULL);
+    kat_gen(sc, "rgb16_23x19", EQ_LAYOUT_RGB, 23, 19, 16, 0, n5, d6, NULL);
+    kat_gen(sc, "gray8_21x11", EQ_LAYOUT_GRAY, 21, 11, 8, 0, n5, d6, NULL);
+    kat_gen(sc, "yuv420p8_23x15", EQ_LAYOUT_YUV420P, 23, 15, 8, 0, n5, d6, NULL);
+    kat_gen(sc, "yuv422p12_19x10", EQ_LAYOUT_YUV422P, 19, 10, 12, 0, n5, d6, NULL);
+    kat_gen(sc, "yuv444p16_12x9", EQ_LAYOUT_YUV444P, 12, 9, 16, 0, n5, d6, NULL);
+    kat_gen(sc, "p010_27x13", EQ_LAYOUT_NV12, 27, 13, 10, 1, n5, d6, NULL);
+    kat_gen(sc, "yuv420p10_checker_16x16", EQ_LAYOUT_YUV420P, 16, 16, 10, 0, ck, cki, NULL);
+}
+
+/* ------------------------------------------- layouts that must agree */
+
+static int same_bits(const EqScores *a, const EqScores *b)
+{
+    return memcmp(&a->ssimulacra2, &b->ssimulacra2, sizeof(double)) == 0 &&
+           memcmp(a->ssimulacra2_sums, b->ssimulacra2_sums, sizeof(a->ssimulacra2_sums)) == 0 &&
+           a->ssimulacra2_scales == b->ssimulacra2_scales;
+}
+
+static void test_layouts(EqScorer *sc, EqScorer *sc_709, EqScorer *sc_601_full)
+{
+    Gen n5 = { 0, 5, 0 }, d6 = { 3, 6, 0 }, grey = { 1, 0, 128 };
+    EqScores r1, r2;
+
+    /* Packed RGB orders. */
+    kat_gen(sc, NULL, EQ_LAYOUT_RGB, 19, 11, 8, 0, n5, d6, &r1);
+    kat_gen(sc, NULL, EQ_LAYOUT_RGBX, 19, 11, 8, 0, n5, d6, &r2);
+    CHECK(same_bits(&r1, &r2));
+    kat_gen(sc, NULL, EQ_LAYOUT_BGRX, 19, 11, 8, 0, n5, d6, &r2);
+    CHECK(same_bits(&r1, &r2));
+    kat_gen(sc, NULL, EQ_LAYOUT_RGBA, 19, 11, 8, 0, n5, d6, &r2);
+    CHECK(same_bits(&r1, &r2));
+
+    /* NV12 = YUV420P, P010 (msb) = 10-bit lsb planar. */
+    kat_gen(sc, NULL, EQ_LAYOUT_YUV420P, 21, 13, 8, 0, n5, d6, &r1);
+    kat_gen(sc, NULL, EQ_LAYOUT_NV12, 21, 13, 8, 0, n5, d6, &r2);
+    CHECK(same_bits(&r1, &r2));
+    kat_gen(sc, NULL, EQ_LAYOUT_YUV420P, 21, 13, 10, 0, n5, d6, &r1);
+    kat_gen(sc, NULL, EQ_LAYOUT_NV12, 21, 13, 10, 1, n5, d6, &r2);
+    CHECK(same_bits(&r1, &r2));
+
+    /* GRAY = YUV with neutral chroma (Cb = Cr = 128: zero colour exactly). */
+    Img ga, gb, ya, yb;
+    img_make(&ga, EQ_LAYOUT_GRAY, 17, 12, 8, 0, &n5);
+    img_make(&gb, EQ_LAYOUT_GRAY, 17, 12, 8, 0, &d6);
+    img_make(&ya, EQ_LAYOUT_YUV444P, 17, 12, 8, 0, &grey);
+    img_make(&yb, EQ_LAYOUT_YUV444P, 17, 12, 8, 0, &grey);
+    ya.f.data[0] = ga.f.data[0];
+    ya.f.stride[0] = ga.f.stride[0];
+    yb.f.data[0] = gb.f.data[0];
+    yb.f.stride[0] = gb.f.stride[0];
+    CHECK(score_frames(sc, &ga.f, &gb.f, &r1) == 0);
+    CHECK(score_frames(sc, &ya.f, &yb.f, &r2) == 0);
+    CHECK(same_bits(&r1, &r2));
+
+    /* Unspecified colour = BT.709 limited; settings override the frame. */
+    Img a, b;
+    img_make(&a, EQ_LAYOUT_YUV444P, 20, 10, 8, 0, &n5);
+    img_make(&b, EQ_LAYOUT_YUV444P, 20, 10, 8, 0, &d6);
+    CHECK(score_frames(sc, &a.f, &b.f, &r1) == 0);
+    CHECK(score_frames(sc_709, &a.f, &b.f, &r2) == 0);
+    CHECK(same_bits(&r1, &r2));
+    a.f.matrix = b.f.matrix = EQ_MATRIX_BT601;
+    a.f.range = b.f.range = EQ_RANGE_FULL;
+    CHECK(score_frames(sc, &a.f, &b.f, &r2) == 0);
+    CHECK(!same_bits(&r1, &r2)); /* the frame's colour is used */
+    EqScores r3;
+    CHECK(score_frames(sc_709, &a.f, &b.f, &r3) == 0);
+    CHECK(same_bits(&r1, &r3)); /* settings win over the frame */
+    a.f.matrix = b.f.matrix = EQ_MATRIX_UNSPECIFIED;
+    a.f.range = b.f.range = EQ_RANGE_UNSPECIFIED;
+    CHECK(score_frames(sc_601_full, &a.f, &b.f, &r3) == 0);
+    CHECK(same_bits(&r2, &r3));
+    a.f.matrix = b.f.matrix = EQ_MATRIX_BT2020NC;
+    CHECK(score_frames(sc, &a.f, &b.f, &r3) == 0);
+    CHECK(!same_bits(&r1, &r3) && !same_bits(&r2, &r3));
+
+    img_free(&a);
+    img_free(&b);
+    img_free(&ga);
+    img_free(&gb);
+    ya.buf[0] = yb.buf[0] = NULL; /* borrowed */
+    img_free(&ya);
+    img_free(&yb);
+}
+
+/* --------------------------------------------------- extreme inputs */
+
+static void extreme(EqScorer *sc, EqLayout layout, int w, int h, int bd, int msb, Gen ga, Gen gb,
+                    int identical)
+{
+    EqScores r;
+    kat_gen(sc, NULL, layout, w, h, bd, msb, ga, gb, &r);
+    CHECK(r.scored & EQ_METRIC_SSIMULACRA2);
+    CHECK(isfinite(r.ssimulacra2));
+    for (int i = 0; i < EQ_SSIMULACRA2_SUMS; i++)
+        CHECK(isfinite(r.ssimulacra2_sums[i]) && r.ssimulacra2_sums[i] >= 0.0);
+    if (identical)
+        CHECK_BITS(r.ssimulacra2, 100.0);
+}
+
+static void test_extremes(EqScorer *sc)
+{
+    for (int bd = 8; bd <= 16; bd += bd == 8 ? 2 : bd == 12 ? 4 : 2) {
+        unsigned maxv = (1u << bd) - 1;
+        Gen zero = { 1, 0, 0 }, full = { 1, 0, maxv }, ck = { 2, 0, 0 }, cki = { 2, 0, 1 };
+        EqLayout rgb = bd == 8 || bd == 16 ? EQ_LAYOUT_RGB : EQ_LAYOUT_YUV444P;
+        extreme(sc, rgb, 16, 16, bd, 0, zero, full, 0);
+        extreme(sc, rgb, 16, 16, bd, 0, full, zero, 0);
+        extreme(sc, rgb, 16, 16, bd, 0, zero, zero, 1);
+        extreme(sc, rgb, 16, 16, bd, 0, full, full, 1);
+        extreme(sc, rgb, 16, 16, bd, 0, ck, cki, 0);
+        extreme(sc, rgb, 16, 16, bd, 0, ck, ck, 1);
+        /* YUV codes outside the limited range (Y = 0, C = 0 or max). */
+        extreme(sc, EQ_LAYOUT_YUV420P, 17, 9, bd, 0, zero, full, 0);
+        extreme(sc, EQ_LAYOUT_YUV420P, 17, 9, bd, 0, ck, cki, 0);
+        extreme(sc, EQ_LAYOUT_GRAY, 8, 8, bd, 0, zero, full, 0);
+    }
+}
+
+static void test_too_small(EqScorer *sc)
+{
+    Gen g = { 0, 1, 0 };
+    int sizes[][2] = { { 7, 8 }, { 8, 7 }, { 1, 1 }, { 7, 7 } };
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+        Img a;
+        EqScores r;
+        img_make(&a, EQ_LAYOUT_YUV420P, sizes[i][0], sizes[i][1], 8, 0, &g);
+        last_msg[0] = 0;
+        CHECK(eq_scorer_score(sc, &a.f, &a.f, &r) == EQ_ERR_TOO_SMALL);
+        CHECK(strstr(last_msg, "needs at least 8x8") != NULL);
+        CHECK(!(r.scored & EQ_METRIC_SSIMULACRA2));
+        img_free(&a);
+    }
+    int w[EQ_S2_MAX_SCALES], h[EQ_S2_MAX_SCALES];
+    CHECK(eq_s2_scale_count(8, 8, w, h) == 2 && w[1] == 4 && h[1] == 4);
+    CHECK(eq_s2_scale_count(17, 9, w, h) == 2 && w[1] == 9 && h[1] == 5);
+    CHECK(eq_s2_scale_count(64, 48, w, h) == 4 && w[3] == 8 && h[3] == 6);
+    CHECK(eq_s2_scale_count(1920, 1080, w, h) == 6 && w[5] == 60 && h[5] == 34);
+    CHECK(eq_s2_scale_count(7, 100, w, h) == 0);
+}
+
+/* ------------------------------------------------ portable math, blur */
+
+static void test_pmath(void)
+{
+    double worst = 0.0;
+    for (int i = 0; i <= 200000; i++) {
+        double x = ldexp(1.0, -24) * pow(2.0, 27.0 * i / 200000.0);
+        long double ref = cbrtl((long double)x);
+        double e = (double)fabsl((eq_pm_cbrt(x) - ref) / ref);
+        worst = e > worst ? e : worst;
+    }
+    CHECK(worst < 6e-16);
+    worst = 0.0;
+    for (int i = 0; i <= 200000; i++) {
+        double b = ldexp(1.0, -10) * pow(2.0, 10.0 * i / 200000.0);
+        long double ref = powl((long double)b, 0.2L);
+        double e = (double)fabsl((eq_pm_root5(b) - ref) / ref);
+        worst = e > worst ? e : worst;
+    }
+    CHECK(worst < 1.2e-15);
+    worst = 0.0;
+    for (int i = 1; i <= 65535; i++) {
+        long double v = (long double)i / 65535.0L;
+        long double ref = v <= 0.04045L ? v / 12.92L : powl((v + 0.055L) / 1.055L, 2.4L);
+        double e = (double)fabsl((eq_pm_srgb_to_linear((double)i / 65535.0) - ref) / ref);
+        worst = e > worst ? e : worst;
+    }
+    CHECK(worst < 1.5e-15);
+    CHECK_BITS(eq_pm_srgb_to_linear(0.0), 0.0);
+    CHECK_BITS(eq_pm_srgb_to_linear(1.0), 1.0);
+    CHECK_BITS(eq_pm_cbrt(0.0), 0.0);
+    CHECK_BITS(eq_pm_cbrt(1.0), 1.0);
+    CHECK_BITS(eq_pm_cbrt(0.125), 0.5);
+    CHECK_BITS(eq_pm_cbrt(8.0), 2.0);
+    /* Stored bits of the portable functions (they are the definition). */
+    CHECK_BITS(eq_pm_cbrt(EQ_S2_BIAS), 0x1.3f64eaa603002p-3);
+    CHECK_BITS(eq_pm_cbrt(EQ_S2_BIAS), EQ_S2_CBRT_BIAS);
+    CHECK_BITS(eq_pm_srgb_to_linear(0.5), 0x1.b65b3392f5358p-3);
+    CHECK_BITS(eq_pm_cbrt(0.3), 0x1.56bfea66ef78dp-1);
+}
+
+/* libjxl's CreateRecursiveGaussian(1.5) in double, then rounded to float:
+ * the constants of lib/exact/ssimulacra2.h. */
+static void test_blur_constants(void)
+{
+    const double sigma = 1.5, radius = 5.0, pi = 3.141592653589793238;
+    double om[3] = { pi / 10.0, 3.0 * pi / 10.0, 5.0 * pi / 10.0 };
+    double p[3] = { 1.0 / tan(0.5 * om[0]), -1.0 / tan(0.5 * om[1]), 1.0 / tan(0.5 * om[2]) };
+    double r[3] = { p[0] * p[0] / sin(om[0]), -p[1] * p[1] / sin(om[1]),
+                    p[2] * p[2] / sin(om[2]) };
+    double rho[3];
+    for (int i = 0; i < 3; i++)
+        rho[i] = exp(-0.5 * sigma * sigma * om[i] * om[i]) / radius;
+    double d13 = p[0] * r[1] - r[0] * p[1], d35 = p[1] * r[2] - r[1] * p[2];
+    double d51 = p[2] * r[0] - r[2] * p[0];
+    double z15 = d35 / d13, z35 = d51 / d13;
+    double A[3][3] = { { p[0], p[1], p[2] }, { r[0], r[1], r[2] }, { z15, z35, 1.0 } };
+    double g[3] = { 1.0, radius * radius - sigma * sigma, z15 * rho[0] + z35 * rho[1] + rho[2] };
+    double det = A[0][0] * (A[1][1] * A[2][2] - A[1][2] * A[2][1]) -
+                 A[0][1] * (A[1][0] * A[2][2] - A[1][2] * A[2][0]) +
+                 A[0][2] * (A[1][0] * A[2][1] - A[1][1] * A[2][0]);
+    float n2[3], d1[3];
+    for (int i = 0; i < 3; i++) {
+        double M[3][3];
+        for (int a = 0; a < 3; a++)
+            for (int c = 0; c < 3; c++)
+                M[a][c] = c == i ? g[a] : A[a][c];
+        double di = M[0][0] * (M[1][1] * M[2][2] - M[1][2] * M[2][1]) -
+                    M[0][1] * (M[1][0] * M[2][2] - M[1][2] * M[2][0]) +
+                    M[0][2] * (M[1][0] * M[2][1] - M[1][1] * M[2][0]);
+        double beta = di / det;
+        n2[i] = (float)(-beta * cos(om[i] * (radius + 1.0)));
+        d1[i] = (float)(-2.0 * cos(om[i]));
+    }
+    CHECK(n2[0] == EQ_S2_RG_N2_1 && n2[1] == EQ_S2_RG_N2_3 && n2[2] == EQ_S2_RG_N2_5);
+    CHECK(d1[0] == EQ_S2_RG_D1_1 && d1[1] == EQ_S2_RG_D1_3 && d1[2] == EQ_S2_RG_D1_5);
+    CHECK(fabs(EQ_S2_H0 + 2 * (EQ_S2_H1 + EQ_S2_H2 + EQ_S2_H3 + EQ_S2_H4) - 1.0) < 1e-15);
+}
+
+/* The float recursion is the 9-tap truncated-cosine kernel, up to float
+ * rounding: an impulse gives the taps, a constant row stays constant
+ * inside. Both passes, rows and columns, and any band split agree. */
+static void test_blur_stages(void)
+{
+    enum { W = 41, H = 37 };
+    static double in[W * H];
+    static float tmp[W * H], out[W * H], out2[W * H], tmp2[W * H];
+    memset(in, 0, sizeof(in));
+    in[18 * W + 20] = 1.0;
+    eq_s2_blur_h_c(in, NULL, tmp, W, H, 0, H, NULL);
+    eq_s2_blur_v_c(tmp, out, W, H, 0, W, NULL);
+    const double h[5] = { EQ_S2_H0, EQ_S2_H1, EQ_S2_H2, EQ_S2_H3, EQ_S2_H4 };
+    double worst = 0.0;
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) {
+            int dx = abs(x - 20), dy = abs(y - 18);
+            double want = dx <= 4 && dy <= 4 ? h[dx] * h[dy] : 0.0;
+            double e = fabs(out[y * W + x] - want);
+            worst = e > worst ? e : worst;
+        }
+    CHECK(worst < 2e-7);
+    /* Bands: rows in three pieces, columns in three pieces, same bits. */
+    for (int i = 0; i < W * H; i++)
+        in[i] = (double)(noise(9, i % W, i / W, 0) % 1000) / 999.0;
+    eq_s2_blur_h_c(in, in, tmp, W, H, 0, H, NULL);
+    eq_s2_blur_v_c(tmp, out, W, H, 0, W, NULL);
+    eq_s2_blur_h_c(in, in, tmp2, W, H, 0, 5, NULL);
+    eq_s2_blur_h_c(in, in, tmp2, W, H, 5, 30, NULL);
+    eq_s2_blur_h_c(in, in, tmp2, W, H, 30, H, NULL);
+    CHECK(memcmp(tmp, tmp2, sizeof(tmp)) == 0);
+    eq_s2_blur_v_c(tmp2, out2, W, H, 0, 7, NULL);
+    eq_s2_blur_v_c(tmp2, out2, W, H, 7, 40, NULL);
+    eq_s2_blur_v_c(tmp2, out2, W, H, 40, W, NULL);
+    CHECK(memcmp(out, out2, sizeof(out)) == 0);
+    /* The fused row stage = five row passes, bit for bit, any band split. */
+    {
+        static double in2[W * H];
+        static float f5[5][W * H], g[W * H];
+        float *outs[5] = { f5[0], f5[1], f5[2], f5[3], f5[4] };
+        for (int i = 0; i < W * H; i++)
+            in2[i] = (double)(noise(10, i % W, i / W, 1) % 1000) / 999.0;
+        eq_s2_blur_h5_c(in, in2, outs, W, H, 0, 13, NULL);
+        eq_s2_blur_h5_c(in, in2, outs, W, H, 13, H, NULL);
+        const double *pa[5] = { in, in2, in, in, in2 };
+        const double *pb[5] = { in, in2, in2, NULL, NULL };
+        for (int q = 0; q < 5; q++) {
+            eq_s2_blur_h_c(pa[q], pb[q], g, W, H, 0, H, NULL);
+            CHECK(memcmp(g, f5[q], sizeof(g)) == 0);
+        }
+    }
+    /* Line by line with the header's step: the row stage's bits. */
+    for (int y = 0; y < H; y++) {
+        float p1 = 0, p3 = 0, p5 = 0, pp1 = 0, pp3 = 0, pp5 = 0;
+        int same = 1;
+        for (int n = -EQ_S2_RG_RADIUS + 1; n < W; n++) {
+            int l = n - EQ_S2_RG_RADIUS - 1, r = n + EQ_S2_RG_RADIUS - 1;
+            float left = l >= 0 ? (float)(in[y * W + l] * in[y * W + l]) : 0.0f;
+            float right = r < W ? (float)(in[y * W + r] * in[y * W + r]) : 0.0f;
+            float v = eq_s2_rg_step(&p1, &p3, &p5, &pp1, &pp3, &pp5, left, right);
+            if (n >= 0 && memcmp(&v, &tmp[y * W + n], sizeof(v)) != 0)
+                same = 0;
+        }
+        CHECK(same);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: %s DATA_DIR [--print]\n", argv[0]);
+        return 2;
+    }
+    print_mode = argc > 2 && !strcmp(argv[2], "--print");
+#if defined(EQ_S2_FORCE_AVX2)
+    if (!__builtin_cpu_supports("avx2")) {
+        printf("no AVX2 on this CPU: skipped\n");
+        return 77;
+    }
+#endif
+    EqScorer *sc = open_scorer(2, EQ_MATRIX_UNSPECIFIED, EQ_RANGE_UNSPECIFIED);
+    EqScorer *sc1 = open_scorer(1, EQ_MATRIX_UNSPECIFIED, EQ_RANGE_UNSPECIFIED);
+    EqScorer *sc_709 = open_scorer(2, EQ_MATRIX_BT709, EQ_RANGE_LIMITED);
+    EqScorer *sc_601 = open_scorer(2, EQ_MATRIX_BT601, EQ_RANGE_FULL);
+    CHECK(sc && sc1 && sc_709 && sc_601);
+    if (!sc || !sc1 || !sc_709 || !sc_601)
+        return eqtest_done();
+    test_known_answers(argv[1], sc);
+    if (print_mode)
+        return 0;
+    int n = kat_checked;
+    test_known_answers(argv[1], sc1); /* one thread: the same bits */
+    CHECK(kat_checked == 2 * n && n == (int)(sizeof(kats) / sizeof(kats[0])));
+    test_layouts(sc, sc_709, sc_601);
+    test_extremes(sc);
+    test_too_small(sc);
+    test_pmath();
+    test_blur_constants();
+    test_blur_stages();
+    eq_scorer_close(&sc);
+    eq_scorer_close(&sc1);
+    eq_scorer_close(&sc_709);
+    eq_scorer_close(&sc_601);
+    return eqtest_done();
+}

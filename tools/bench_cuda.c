@@ -1,0 +1,308 @@
+/*
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * bench_cuda: median milliseconds per frame of each metric on the CUDA
+ * backend, 8-bit 4:2:0, exact sums against the tree-sum variant of the same
+ * kernels, with input already on the device (eq_scorer_score_device) and
+ * from host memory (eq_scorer_score: upload included; pageable and
+ * page-locked).
+ *
+ *   bench_cuda [--frames N] [--warmup N] [--sizes 576x324,1920x1080,3840x2160]
+ *              [--metrics psnr,ssim,ms_ssim,ssimulacra2] [--threads N] [--profile]
+ *
+ * Frames rotate among 4 seeded pairs so that the L2 cache does not hold
+ * the input. Device-input times are CUDA events on the caller's stream
+ * around each call; host-input times are the host clock around each call
+ * (which returns with the scores). --threads N runs N scorers on N threads,
+ * each with its own stream, and reports the aggregate frames per second.
+ */
+#include <cuda_runtime_api.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../tests/common/framegen.h"
+#include "cuda/cuda.h"
+
+#define NPAIRS 4
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof(double), cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static void log_cb(void *user, EqLogLevel level, const char *msg)
+{
+    (void)user;
+    if (level <= EQ_LOG_WARNING)
+        fprintf(stderr, "exactquality: %s\n", msg);
+}
+
+typedef struct Pairs {
+    FgFrame host[NPAIRS][2];   /* pageable */
+    EqFrame pinned[NPAIRS][2]; /* page-locked copies */
+    EqFrame dev[NPAIRS][2];    /* device copies */
+    void *mem[NPAIRS][2][2][3];
+} Pairs;
+
+static int make_pairs(Pairs *p, int w, int h)
+{
+    static const FgFormat fmt = {"yuv420p", EQ_LAYOUT_YUV420P, 8, 0};
+    memset(p, 0, sizeof(*p));
+    for (int k = 0; k < NPAIRS; k++) {
+        if (fg_alloc(&p->host[k][0], &fmt, w, h, 0) < 0 ||
+            fg_alloc(&p->host[k][1], &fmt, w, h, 0) < 0)
+            return -1;
+        fg_fill(&p->host[k][0], 1000 + k, 1);
+        fg_distort(&p->host[k][1], &p->host[k][0], 2000 + k, 6);
+        for (int f = 0; f < 2; f++) {
+            p->pinned[k][f] = p->host[k][f].f;
+            p->dev[k][f] = p->host[k][f].f;
+            for (int i = 0; i < 3; i++) {
+                int spp, bw, bh;
+                fg_buffer_geometry(&p->host[k][f].f, i, &spp, &bw, &bh);
+                size_t n = (size_t)p->host[k][f].f.stride[i] * bh;
+                if (cudaMallocHost(&p->mem[k][f][0][i], n) != cudaSuccess ||
+                    cudaMalloc(&p->mem[k][f][1][i], n) != cudaSuccess)
+                    return -1;
+                memcpy(p->mem[k][f][0][i], p->host[k][f].f.data[i], n);
+                cudaMemcpy(p->mem[k][f][1][i], p->host[k][f].f.data[i], n,
+                           cudaMemcpyHostToDevice);
+                p->pinned[k][f].data[i] = p->mem[k][f][0][i];
+                p->dev[k][f].data[i] = p->mem[k][f][1][i];
+            }
+        }
+    }
+    return 0;
+}
+
+static void free_pairs(Pairs *p)
+{
+    for (int k = 0; k < NPAIRS; k++)
+        for (int f = 0; f < 2; f++) {
+            fg_free(&p->host[k][f]);
+            for (int i = 0; i < 3; i++) {
+                if (p->mem[k][f][0][i])
+                    cudaFreeHost(p->mem[k][f][0][i]);
+                if (p->mem[k][f][1][i])
+                    cudaFree(p->mem[k][f][1][i]);
+            }
+        }
+}
+
+enum { IN_DEVICE, IN_PINNED, IN_PAGEABLE };
+static const char *in_names[] = {"device", "host-pinned", "host-pageable"};
+
+/* Median ms/frame of one configuration; *ev_ms gets the CUDA-event median
+ * for device input. */
+static double run_config(EqScorer *sc, Pairs *p, int input, int warmup, int frames,
+                         double *ev_ms)
+{
+    double *t = malloc(sizeof(double) * (size_t)frames);
+    double *te = malloc(sizeof(double) * (size_t)frames);
+    cudaStream_t stream;
+    cudaEvent_t e0, e1;
+    EqScores out;
+    double m = -1;
+
+    cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+    cudaEventCreate(&e0);
+    cudaEventCreate(&e1);
+    for (int i = -warmup; i < frames; i++) {
+        int k = (i + warmup) % NPAIRS;
+        double t0 = now_ms();
+        int err;
+        if (input == IN_DEVICE) {
+            cudaEventRecord(e0, stream);
+            err = eq_scorer_score_device(sc, &p->dev[k][0], &p->dev[k][1], stream, &out);
+            cudaEventRecord(e1, stream);
+            cudaEventSynchronize(e1);
+        } else if (input == IN_PINNED) {
+            err = eq_scorer_score(sc, &p->pinned[k][0], &p->pinned[k][1], &out);
+        } else {
+            err = eq_scorer_score(sc, &p->host[k][0].f, &p->host[k][1].f, &out);
+        }
+        double t1 = now_ms();
+        if (err < 0) {
+            fprintf(stderr, "scoring failed: %s\n", eq_strerror(err));
+            goto done;
+        }
+        if (i >= 0) {
+            t[i] = t1 - t0;
+            float ms = 0;
+            if (input == IN_DEVICE)
+                cudaEventElapsedTime(&ms, e0, e1);
+            te[i] = ms;
+        }
+    }
+    m = median(t, frames);
+    *ev_ms = input == IN_DEVICE ? median(te, frames) : 0;
+done:
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    cudaStreamDestroy(stream);
+    free(t);
+    free(te);
+    return m;
+}
+
+/* 1 when `name` is one of the comma-separated words of `list`. */
+static int has_name(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == n && !strncmp(p, name, n))
+            return 1;
+        p += len + (e ? 1 : 0);
+    }
+    return 0;
+}
+
+typedef struct ThreadArg {
+    EqScorer *sc;
+    Pairs *p;
+    int frames;
+    int input;
+    double ms;
+} ThreadArg;
+
+static void *thread_main(void *v)
+{
+    ThreadArg *a = v;
+    double ev;
+    a->ms = run_config(a->sc, a->p, a->input, 5, a->frames, &ev);
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    int frames = 200, warmup = 20, threads = 0, profile = 0;
+    const char *sizes = "576x324,1920x1080,3840x2160";
+    const char *mlist = "psnr,ssim,ms_ssim,ssimulacra2";
+    char why[256];
+
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--frames") && i + 1 < argc)
+            frames = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--warmup") && i + 1 < argc)
+            warmup = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--sizes") && i + 1 < argc)
+            sizes = argv[++i];
+        else if (!strcmp(argv[i], "--metrics") && i + 1 < argc)
+            mlist = argv[++i];
+        else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
+            threads = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--profile"))
+            profile = 1; /* device input, exact sums only: for ncu */
+        else {
+            fprintf(stderr,
+                    "usage: %s [--frames N] [--warmup N] [--sizes WxH,...] "
+                    "[--metrics a,b] [--threads N]\n",
+                    argv[0]);
+            return 2;
+        }
+    }
+    if (frames < 1)
+        frames = 1;
+    if (!eq_cuda_device_available(why, sizeof(why))) {
+        printf("no CUDA device (%s)\n", why);
+        return 77;
+    }
+
+    printf("%-10s %-12s %-14s %10s %10s %10s %8s\n", "size", "metric", "input", "exact_ms",
+           "tree_ms", "event_ms", "ex/tree");
+    char sizebuf[256];
+    snprintf(sizebuf, sizeof(sizebuf), "%s", sizes);
+    for (char *sv = strtok(sizebuf, ","); sv; sv = strtok(NULL, ",")) {
+        int w, h;
+        if (sscanf(sv, "%dx%d", &w, &h) != 2)
+            continue;
+        Pairs *p = calloc(1, sizeof(*p));
+        if (!p || make_pairs(p, w, h) < 0) {
+            fprintf(stderr, "could not allocate %dx%d frames\n", w, h);
+            return 1;
+        }
+        for (unsigned m = 1; m <= EQ_METRIC_SSIMULACRA2; m <<= 1) {
+            if (!has_name(mlist, eq_metric_name(m)))
+                continue;
+            EqSettings s;
+            EqScorer *sc = NULL;
+            eq_settings_init(&s);
+            s.backend = EQ_BACKEND_CUDA;
+            s.metrics = m;
+            s.log = log_cb;
+            if (eq_scorer_open(&sc, &s) < 0)
+                return 1;
+            if (!(eq_cuda_metrics(sc->cuda) & m)) {
+                printf("%-10s %-12s (not on the device yet)\n", sv, eq_metric_name(m));
+                eq_scorer_close(&sc);
+                continue;
+            }
+            if (profile) {
+                double ev = 0;
+                double ms = run_config(sc, p, IN_DEVICE, warmup, frames, &ev);
+                printf("%-10s %-12s profile: %.4f ms\n", sv, eq_metric_name(m), ms);
+                eq_scorer_close(&sc);
+                continue;
+            }
+            for (int in = IN_DEVICE; in <= IN_PAGEABLE; in++) {
+                double ev_exact = 0, ev_tree = 0;
+                eq_cuda_set_sum_mode(sc->cuda, EQ_CUDA_SUM_EXACT);
+                double ex = run_config(sc, p, in, warmup, frames, &ev_exact);
+                eq_cuda_set_sum_mode(sc->cuda, EQ_CUDA_SUM_TREE);
+                double tr = run_config(sc, p, in, warmup, frames, &ev_tree);
+                printf("%-10s %-12s %-14s %10.4f %10.4f %10.4f %8.3f\n", sv, eq_metric_name(m),
+                       in_names[in], ex, tr, ev_exact, tr > 0 ? ex / tr : 0);
+                fflush(stdout);
+            }
+            eq_cuda_set_sum_mode(sc->cuda, EQ_CUDA_SUM_EXACT);
+            eq_scorer_close(&sc);
+
+            if (threads > 1) {
+                EqScorer *scs[16];
+                ThreadArg args[16];
+                pthread_t th[16];
+                int n = threads > 16 ? 16 : threads;
+                for (int in = IN_DEVICE; in <= IN_PINNED; in++) {
+                    for (int t = 0; t < n; t++) {
+                        eq_scorer_open(&scs[t], &s);
+                        args[t] = (ThreadArg){scs[t], p, frames, in, 0};
+                    }
+                    double t0 = now_ms();
+                    for (int t = 0; t < n; t++)
+                        pthread_create(&th[t], NULL, thread_main, &args[t]);
+                    for (int t = 0; t < n; t++)
+                        pthread_join(th[t], NULL);
+                    double total = now_ms() - t0;
+                    printf("%-10s %-12s %-14s %d scorers: %.4f ms/frame aggregate "
+                           "(median per call %.4f)\n",
+                           sv, eq_metric_name(m), in_names[in], n,
+                           total / ((double)n * (frames + 5)), args[0].ms);
+                    for (int t = 0; t < n; t++)
+                        eq_scorer_close(&scs[t]);
+                }
+            }
+        }
+        free_pairs(p);
+        free(p);
+    }
+    return 0;
+}

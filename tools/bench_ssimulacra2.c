@@ -1,0 +1,344 @@
+/*
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * bench_ssimulacra2: speed of the SSIMULACRA2 CPU reference, and the float64
+ * check of docs/ssimulacra2.md.
+ *
+ *   bench_ssimulacra2 [-t THREADS] [-n ITER] REF.png DIST.png
+ *       decodes the pair once, scores it ITER times (default 5) and prints
+ *       the score, the best and median wall time per frame pair, the CPU
+ *       time per pair, and the time of the first decode + score. With -n 0 it
+ *       only decodes and scores once and prints the score with %.8f, as
+ *       libjxl's `ssimulacra2 REF DIST` does (time the process from outside).
+ *   bench_ssimulacra2 -s [-t THREADS] [-n ITER] [WxH]
+ *       the same on a synthetic pair (default 1920x1080).
+ *   bench_ssimulacra2 --f64 REF.png DIST.png
+ *       prints the score of our definition, of the float64 check (every
+ *       plane in double, the blur evaluated exactly as its 9-tap kernel),
+ *       and of the float64 pipeline with libjxl's recursion in double but
+ *       its float-rounded coefficients.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cpu/cpu.h"
+#include "cpu/ssimulacra2.h"
+#include "exactquality.h"
+#include "pngio.h"
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static uint32_t lowbias32(uint32_t s)
+{
+    s ^= s >> 16;
+    s *= 0x7feb352du;
+    s ^= s >> 15;
+    s *= 0x846ca68bu;
+    s ^= s >> 16;
+    return s;
+}
+
+/* A smooth gradient with texture, and a noisy copy of it. */
+static void synth(EqFrame *f, int w, int h, int distorted)
+{
+    uint8_t *buf = malloc((size_t)w * h * 3);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            for (int c = 0; c < 3; c++) {
+                int v = (x * 255 / w + y * 255 / h + c * 40) / 2 +
+                        (int)(lowbias32((uint32_t)(y * 65536 + x) * 4 + c) & 15);
+                if (distorted)
+                    v += (int)(lowbias32((uint32_t)(y * 65536 + x) * 4 + c + 7777) % 9) - 4;
+                buf[((size_t)y * w + x) * 3 + c] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+            }
+    memset(f, 0, sizeof(*f));
+    f->layout = EQ_LAYOUT_RGB;
+    f->width = w;
+    f->height = h;
+    f->bitdepth = 8;
+    f->data[0] = buf;
+    f->stride[0] = (ptrdiff_t)w * 3;
+}
+
+/* ---------------------------------------------------------- float64 check */
+
+/*
+ * Our pipeline with every plane in double and the blur evaluated exactly (the
+ * 9-tap kernel the recursion implements, eq_s2_blur9): the reference value
+ * that tells how far a float computation (libjxl's, or our float recursion)
+ * lies from the exact one. Single thread, plain loops; not the definition.
+ */
+static double at(const double *p, int x, int w)
+{
+    return x >= 0 && x < w ? p[x] : 0.0;
+}
+
+/* 0: the exact 9-tap kernel; 1: libjxl's recursion in double with its float
+ * coefficients (splits the float blur's error into coefficients and
+ * arithmetic). */
+static int blur64_mode;
+
+static void rec64(const double *in, double *out, int n, ptrdiff_t st)
+{
+    const double n2[3] = { EQ_S2_RG_N2_1, EQ_S2_RG_N2_3, EQ_S2_RG_N2_5 };
+    const double d1[3] = { EQ_S2_RG_D1_1, EQ_S2_RG_D1_3, EQ_S2_RG_D1_5 };
+    double p[3] = { 0, 0, 0 }, pp[3] = { 0, 0, 0 };
+    const int N = EQ_S2_RG_RADIUS;
+    for (int i = -N + 1; i < n; i++) {
+        int l = i - N - 1, r = i + N - 1;
+        double s = (l >= 0 ? in[l * st] : 0.0) + (r < n ? in[r * st] : 0.0);
+        double y[3];
+        for (int k = 0; k < 3; k++) {
+            y[k] = n2[k] * s + (-(d1[k] * p[k]) - pp[k]);
+            pp[k] = p[k];
+            p[k] = y[k];
+        }
+        if (i >= 0)
+            out[i * st] = y[0] + (y[1] + y[2]);
+    }
+}
+
+static void blur64(const double *a, const double *b, double *tmp, double *out, int w, int h)
+{
+    if (blur64_mode == 1) {
+        double *prod = malloc(sizeof(double) * (size_t)w * h);
+        for (size_t i = 0; i < (size_t)w * h; i++)
+            prod[i] = b ? a[i] * b[i] : a[i];
+        for (int y = 0; y < h; y++)
+            rec64(prod + (size_t)y * w, tmp + (size_t)y * w, w, 1);
+        for (int x = 0; x < w; x++)
+            rec64(tmp + x, out + x, h, w);
+        free(prod);
+        return;
+    }
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            const double *s = a + (size_t)y * w;
+            double in[9];
+            for (int t = -4; t <= 4; t++) {
+                double v = at(s, x + t, w);
+                in[t + 4] = b ? v * at(b + (size_t)y * w, x + t, w) : v;
+            }
+            tmp[(size_t)y * w + x] =
+                eq_s2_blur9(in[0], in[1], in[2], in[3], in[4], in[5], in[6], in[7], in[8]);
+        }
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            double in[9];
+            for (int t = -4; t <= 4; t++)
+                in[t + 4] = y + t >= 0 && y + t < h ? tmp[(size_t)(y + t) * w + x] : 0.0;
+            out[(size_t)y * w + x] =
+                eq_s2_blur9(in[0], in[1], in[2], in[3], in[4], in[5], in[6], in[7], in[8]);
+        }
+}
+
+static double score64(const EqS2Source *src0, const EqS2Source *src1)
+{
+    int W = src0->plane[0].width, H = src0->plane[0].height;
+    int ws[EQ_S2_MAX_SCALES], hs[EQ_S2_MAX_SCALES];
+    int scales = eq_s2_scale_count(W, H, ws, hs);
+    size_t n0 = (size_t)W * H;
+    double *lin[2][3], *nxt[2][3], *xyb[2][3], *pl[7];
+    for (int i = 0; i < 2; i++)
+        for (int c = 0; c < 3; c++) {
+            lin[i][c] = malloc(sizeof(double) * n0);
+            nxt[i][c] = malloc(sizeof(double) * n0);
+            xyb[i][c] = malloc(sizeof(double) * n0);
+        }
+    for (int i = 0; i < 7; i++)
+        pl[i] = malloc(sizeof(double) * n0);
+    eq_s2_to_linear_c(src0, 0, H, lin[0][0], lin[0][1], lin[0][2]);
+    eq_s2_to_linear_c(src1, 0, H, lin[1][0], lin[1][1], lin[1][2]);
+    double sums[EQ_SSIMULACRA2_SUMS] = { 0 };
+    int w = W, h = H;
+    for (int s = 0; s < scales; s++) {
+        if (s > 0) {
+            for (int i = 0; i < 2; i++)
+                for (int c = 0; c < 3; c++) {
+                    eq_s2_downsample_c(lin[i][c], w, h, nxt[i][c], 0, hs[s]);
+                    double *t = lin[i][c];
+                    lin[i][c] = nxt[i][c];
+                    nxt[i][c] = t;
+                }
+            w = ws[s];
+            h = hs[s];
+        }
+        size_t n = (size_t)w * h;
+        for (int i = 0; i < 2; i++)
+            eq_s2_xyb_c(lin[i][0], lin[i][1], lin[i][2], xyb[i][0], xyb[i][1], xyb[i][2], n);
+        for (int c = 0; c < 3; c++) {
+            double *x1 = xyb[0][c], *x2 = xyb[1][c];
+            double *mu1 = pl[0], *mu2 = pl[1], *s11 = pl[2], *s22 = pl[3], *s12 = pl[4];
+            blur64(x1, NULL, pl[5], mu1, w, h);
+            blur64(x2, NULL, pl[5], mu2, w, h);
+            blur64(x1, x1, pl[5], s11, w, h);
+            blur64(x2, x2, pl[5], s22, w, h);
+            blur64(x1, x2, pl[5], s12, w, h);
+            for (size_t i = 0; i < n; i++) {
+                pl[5][i] = eq_s2_ssim_d(mu1[i], mu2[i], s11[i], s22[i], s12[i]);
+                pl[6][i] = eq_s2_edge_d1(x1[i], mu1[i], x2[i], mu2[i]);
+            }
+            eq_s2_sums_c(pl[5], pl[6], n, &sums[eq_s2_sum_index(s, c, 0)]);
+        }
+    }
+    for (int i = 0; i < 2; i++)
+        for (int c = 0; c < 3; c++) {
+            free(lin[i][c]);
+            free(nxt[i][c]);
+            free(xyb[i][c]);
+        }
+    for (int i = 0; i < 7; i++)
+        free(pl[i]);
+    return eq_s2_score_from_sums(sums, scales, ws, hs);
+}
+
+static int f64_check(const char *a_path, const char *b_path)
+{
+    EqFrame a, b;
+    if (eq_png_read(a_path, &a) || eq_png_read(b_path, &b)) {
+        fprintf(stderr, "cannot read %s or %s\n", a_path, b_path);
+        return 1;
+    }
+    if (a.width < EQ_S2_MIN_SIZE || a.height < EQ_S2_MIN_SIZE)
+        return 1;
+    EqSettings s;
+    eq_settings_init(&s);
+    double *lut = malloc(sizeof(double) << a.bitdepth);
+    eq_s2_srgb_lut(lut, a.bitdepth);
+    EqS2Source sa, sb;
+    eq_s2_source_init(&sa, &s, &a, lut);
+    eq_s2_source_init(&sb, &s, &b, lut);
+    double *mem = malloc(sizeof(double) * eq_s2_run_doubles(a.width, a.height));
+    EqLog log = { 0 };
+    EqS2Dsp dsp;
+    EqScores r;
+    eq_s2_dsp_init_c(&dsp);
+    if (eq_s2_run(&dsp, NULL, mem, NULL, &log, &sa, &sb, &r) < 0)
+        return 1;
+    double exact = score64(&sa, &sb);
+    blur64_mode = 1;
+    double rec = score64(&sa, &sb);
+    blur64_mode = 0;
+    printf("ours %.17g f64 %.17g f64_recursion_float_coefficients %.17g\n", r.ssimulacra2, exact,
+           rec);
+    free(mem);
+    free(lut);
+    free((void *)a.data[0]);
+    free((void *)b.data[0]);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int threads = 0, iters = 5, synthetic = 0, w = 1920, h = 1080;
+    const char *paths[2] = { NULL, NULL };
+    int np = 0;
+
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-t") && i + 1 < argc)
+            threads = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "-n") && i + 1 < argc)
+            iters = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "-s"))
+            synthetic = 1;
+        else if (!strcmp(argv[i], "--f64") && i + 2 < argc)
+            return f64_check(argv[i + 1], argv[i + 2]);
+        else if (synthetic && sscanf(argv[i], "%dx%d", &w, &h) == 2)
+            ;
+        else if (np < 2)
+            paths[np++] = argv[i];
+    }
+    if (!synthetic && np != 2) {
+        fprintf(stderr, "usage: %s [-t THREADS] [-n ITER] REF.png DIST.png | -s [WxH] | "
+                        "--f64 REF.png DIST.png\n",
+                argv[0]);
+        return 2;
+    }
+    if (iters < 0)
+        iters = 0;
+
+    EqSettings s;
+    eq_settings_init(&s);
+    s.metrics = EQ_METRIC_SSIMULACRA2;
+    s.backend = EQ_BACKEND_CPU;
+    s.threads = threads;
+    EqScorer *sc;
+    if (eq_scorer_open(&sc, &s) < 0)
+        return 1;
+
+    EqFrame a, b;
+    EqScores r;
+    double t_decode_score = 0.0;
+    if (synthetic) {
+        synth(&a, w, h, 0);
+        synth(&b, w, h, 1);
+    } else {
+        double t0 = now();
+        if (eq_png_read(paths[0], &a) || eq_png_read(paths[1], &b)) {
+            fprintf(stderr, "cannot read %s or %s\n", paths[0], paths[1]);
+            return 1;
+        }
+        if (eq_scorer_score(sc, &a, &b, &r) < 0)
+            return 1;
+        t_decode_score = now() - t0;
+    }
+    if (iters == 0) {
+        /* What libjxl's `ssimulacra2 REF DIST` does: decode, score once. */
+        printf("%.8f\n", r.ssimulacra2);
+        free((void *)a.data[0]);
+        free((void *)b.data[0]);
+        eq_scorer_close(&sc);
+        return 0;
+    }
+    double *t = malloc(sizeof(double) * iters);
+    double score = 0;
+    double c0 = cpu_now();
+    for (int i = 0; i < iters; i++) {
+        double t0 = now();
+        if (eq_scorer_score(sc, &a, &b, &r) < 0) {
+            fprintf(stderr, "scoring failed\n");
+            return 1;
+        }
+        t[i] = now() - t0;
+        if (i > 0 && memcmp(&score, &r.ssimulacra2, sizeof(score)) != 0) {
+            fprintf(stderr, "score changed between runs\n");
+            return 1;
+        }
+        score = r.ssimulacra2;
+    }
+    double cpu = (cpu_now() - c0) / iters;
+    qsort(t, iters, sizeof(double), cmp_double);
+    printf("%dx%d threads %d: ssimulacra2 %.17g, best %.1f ms, median %.1f ms per pair "
+           "(cpu %.1f ms)",
+           a.width, a.height, threads, score, 1e3 * t[0], 1e3 * t[iters / 2], 1e3 * cpu);
+    if (!synthetic)
+        printf(", first decode+score %.1f ms", 1e3 * t_decode_score);
+    printf("\n");
+    free(t);
+    free((void *)a.data[0]);
+    free((void *)b.data[0]);
+    eq_scorer_close(&sc);
+    return 0;
+}

@@ -1,0 +1,80 @@
+#!/bin/bash
+# Builds the CUDA backend on a GPU machine and runs, in one go, what needs
+# the GPU: the kernel harness, the error tests, the parity test, the
+# sanitizers and the benchmark. Full logs under $OUT (default ./gpu-out);
+# a short summary on stdout.
+#
+#   tools/cuda_gpu_check.sh [steps]   steps: any of
+#       build kernels kernels-full errors parity parity-full fixtures memcheck racecheck
+#       bench bench-full, and kernels-plan parity-plan memcheck-plan bench-plan
+#       (the same with EXACTQUALITY_CUDA_WALK=plan)
+# fixtures: decoded fixture pairs in $FIX (default ../fix; see docs/cuda.md)
+#   (default: build kernels errors parity memcheck racecheck bench)
+set -u
+OUT=${OUT:-$PWD/gpu-out}
+B=${BUILD_DIR:-/tmp/eq-gpu-build}
+SEED=${SEED:-1}
+mkdir -p "$OUT"
+steps=${*:-build kernels errors parity memcheck racecheck bench}
+export PATH=$PATH:/usr/local/cuda/bin
+san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+
+run() { # name timeout cmd...
+  local name=$1 t=$2; shift 2
+  local t0=$(date +%s.%N)
+  timeout "$t" "$@" > "$OUT/$name.log" 2>&1
+  local rc=$?
+  printf '== %-12s rc=%-3s %6.1fs  %s\n' "$name" "$rc" "$(awk "BEGIN{print $(date +%s.%N) - $t0}")" \
+    "$(grep -E 'passed, .* failed|ERROR SUMMARY|RACECHECK SUMMARY|parity:' "$OUT/$name.log" | tail -3 | tr '\n' ' ')"
+  [ $rc -ne 0 ] && grep -E 'FAIL|MISMATCH|error' "$OUT/$name.log" | head -8
+  return $rc
+}
+
+for s in $steps; do
+  case $s in
+    build)
+      nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader
+      run build 400 bash -c "meson setup '$B' -Dgst=disabled -Dcuda=enabled --buildtype=release && ninja -C '$B'" || exit 1 ;;
+    kernels) run kernels 240 "$B/tests/checkkernels/checkkernels" --seed "$SEED" ;;
+    kernels-full) run kernels-full 400 "$B/tests/checkkernels/checkkernels" --seed "$SEED" --full ;;
+    kernels-plan) EXACTQUALITY_CUDA_WALK=plan run kernels-plan 240 "$B/tests/checkkernels/checkkernels" --seed "$SEED" ;;
+    parity-plan) EXACTQUALITY_CUDA_WALK=plan run parity-plan 200 "$B/tests/lib/test_cuda_parity" --seed "$SEED" ;;
+    memcheck-plan) EXACTQUALITY_CUDA_WALK=plan run memcheck-plan 200 "$san" --tool memcheck "$B/tests/checkkernels/checkkernels" --quick --seed "$SEED" --only ordsum ;;
+    bench-plan) EXACTQUALITY_CUDA_WALK=plan run bench-plan 240 "$B/tools/bench_cuda" --frames 100 --warmup 10 --metrics ssim,ms_ssim,ssimulacra2; cat "$OUT/bench-plan.log" ;;
+    errors) run errors 60 "$B/tests/lib/test_cuda_errors" ;;
+    parity) run parity 200 "$B/tests/lib/test_cuda_parity" --seed "$SEED" ;;
+    parity-full) run parity-full 400 "$B/tests/lib/test_cuda_parity" --seed "$SEED" --full ;;
+    fixtures)
+      F=${FIX:-$PWD/../fix} G=$B/tests/lib/gen_frames T=/tmp/eqfix
+      mkdir -p $T
+      $G odd 1920 1080 1 $F/raindrops_ref.yuv $T/odd_ref.yuv && $G odd 1920 1080 2 $F/raindrops_crf30.yuv $T/odd_dist.yuv
+      $G p12 576 324 1 $F/wood_ref.yuv $T/p12_ref.yuv && $G p12 576 324 2 $F/wood_crf35.yuv $T/p12_dist.yuv
+      $G p16 640 360 1 $F/garden_ref.yuv $T/p16_ref.yuv && $G p16 640 360 2 $F/garden_blurnoise.yuv $T/p16_dist.yuv
+      run fixtures 300 "$B/tests/lib/test_cuda_parity" --raw \
+        $F/lady_ref.yuv $F/lady_crf38.yuv 576 324 420 8 $F/wood_ref.yuv $F/wood_crf35.yuv 576 324 420 10 \
+        $F/garden_ref.yuv $F/garden_blurnoise.yuv 640 360 444 8 \
+        $F/raindrops_ref.yuv $F/raindrops_crf30.yuv 1920 1080 420 8 \
+        $T/odd_ref.yuv $T/odd_dist.yuv 1921 1081 420 8 $T/p12_ref.yuv $T/p12_dist.yuv 576 324 422 12 \
+        $T/p16_ref.yuv $T/p16_dist.yuv 640 360 444 16 ;;
+    memcheck) run memcheck 200 "$san" --tool memcheck --leak-check full "$B/tests/checkkernels/checkkernels" --quick --seed "$SEED" ;;
+    racecheck) run racecheck 240 "$san" --tool racecheck "$B/tests/checkkernels/checkkernels" --quick --seed "$SEED" --only ordsum
+               run racecheck-ssim 240 "$san" --tool racecheck "$B/tests/checkkernels/checkkernels" --quick --seed "$SEED" --only ssim ;;
+    bench) run bench 240 "$B/tools/bench_cuda" --frames 100 --warmup 10; cat "$OUT/bench.log" ;;
+    profile) run profile 300 ncu --clock-control none --metrics gpu__time_duration.sum --csv \
+               "$B/tools/bench_cuda" --sizes 3840x2160 --metrics ssim,ms_ssim,ssimulacra2 --frames 1 --warmup 0 --profile
+             python3 - "$OUT/profile.log" <<'PY'
+import csv, sys, collections
+rows = [r for r in csv.reader(open(sys.argv[1])) if len(r) > 10]
+hdr = rows[0]; ki = hdr.index("Kernel Name"); vi = hdr.index("Metric Value")
+ui = hdr.index("Metric Unit"); print("  unit:", rows[1][ui] if len(rows) > 1 else "?")
+tot = collections.OrderedDict()
+for r in rows[1:]:
+    k = r[ki].split("(")[0]
+    tot[k] = tot.get(k, 0.0) + float(r[vi].replace(",", ""))
+for k, v in sorted(tot.items(), key=lambda x: -x[1]):
+    print("  %-40s %12.1f" % (k, v))
+PY
+             ;;
+    bench-full) run bench 400 "$B/tools/bench_cuda" --frames 200 --warmup 20 --threads 4; cat "$OUT/bench.log" ;;
+  esac
+done

@@ -1,0 +1,892 @@
+/*
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * exactquality-ordsum-rates: how often the exact ordered-sum engine falls
+ * back to the plain add on real frames, for every double sum the metrics
+ * form (docs/ordered-sum.md, "Fixture rates").
+ *
+ *   exactquality-ordsum-rates REF.yuv DIST.yuv W H SUB BITDEPTH [options]
+ *
+ * REF and DIST are raw planar frames (SUB 420, 422, 444 or 400; BITDEPTH 8
+ * or 10..16 as little-endian 16-bit words), decoded elsewhere (e.g. by
+ * ffmpeg, as tests/lib/run_fixture.sh does). The argument order is
+ * run_fixture.sh's, so the meson test decodes a fixture with that script.
+ *
+ * The term streams are the CPU reference's, formed by its stage functions:
+ *   float_ssim     (lib/cpu/ssim.h) per window l, c, (double)s and l*c*s
+ *                  after the automatic box decimation: 4 sums;
+ *   float_ms_ssim  per window l, c, (double)s at each of 5 scales: 15 sums;
+ *   SSIMULACRA2    (lib/cpu/ssimulacra2.h) per pixel, per scale and
+ *                  channel: d, d^4, artifact, artifact^4, detail, detail^4
+ *                  (eq_s2_run on one thread with its `sums` stage replaced
+ *                  by a recorder that calls eq_s2_sums_c and keeps the
+ *                  stage's inputs; the recorded sums must be the score's
+ *                  ssimulacra2_sums): up to 108 sums.
+ * PSNR sums integers (its SSE is a uint64_t): no double sum, not measured.
+ * Each stream is contiguous in raster order, as the CUDA kernels hand it to
+ * the engine (lib/cuda/ssim.cu, ms_ssim.cu, ssimulacra2.cu: stride 1).
+ *
+ * For every sum the tool runs
+ *   - the plain loop (eq_ordsum_loop: the definition);
+ *   - the host pipeline eq_ordsum_host(), layout 4 x 256, segments of 64,
+ *     pieces of 16 lanes, tree plan, with its stats;
+ *   - the same stages again with the walk instrumented to count pieces
+ *     (eq_ordsum_walk's loop with eq_ord_walk_pieces' loop, counting);
+ *   - a model of the CUDA walk (lib/cuda/ordsum.cu, ordsum.cuh on branch
+ *     cuda): the plan from the device's prefix grouping and
+ *     eq_ord_plan_binade(), zero chunks stepped over, and a failed chunk
+ *     added by eqc_block_exact_add's algorithm (the run of the longest
+ *     prefix that passes, then one plain add, repeated);
+ * and CHECKs that all of them give the loop's bits (and, for SSIMULACRA2,
+ * the bits of the CPU's own eq_s2_sums_c; for SSIM, of dsp.frame_sums).
+ * Prints one Markdown table row per metric and sum kind (per scale with
+ * --by-scale). Exit status 0 when every sum agrees, 1 when any differs
+ * (each difference is printed with its frame, metric, kind, scale and
+ * channel), 2 on usage or I/O errors.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu/ssim.h"
+#include "cpu/ssimulacra2.h"
+#include "exact/ordsum_host.h"
+#include "exact/ssim_terms.h"
+#include "exactquality.h"
+#include "frame.h"
+
+/* ------------------------------------------------------------ tallies */
+
+enum { M_SSIM, M_MS_SSIM, M_S2, M_COUNT };
+static const char *const metric_name[M_COUNT] = { "float_ssim", "float_ms_ssim", "ssimulacra2" };
+static const char *const ssim_kind[4] = { "l", "c", "s", "l*c*s" };
+static const char *const s2_kind[6] = { "d", "d^4", "artifact", "artifact^4", "detail",
+                                        "detail^4" };
+#define MAX_KINDS 6
+#define MAX_SCALES 8
+
+typedef struct Tally {
+    size_t sums, terms, chunks;
+    /* host pipeline */
+    size_t h_failed, h_seg_tried, h_seg_applied, h_pieces, h_pieces_plain, h_plain, h_checks;
+    /* device model */
+    size_t d_zero, d_failed, d_seg_tried, d_seg_applied, d_checks, d_scans, d_plain;
+    /* the sums themselves: mean (sum / n) range, negative sums */
+    double mean_lo, mean_hi;
+    size_t negative;
+} Tally;
+
+static Tally tally[M_COUNT][MAX_KINDS][MAX_SCALES];
+static long mismatches;
+static int cur_frame;
+
+static const EqOrdLayout layout = { 4, 256, 64, 16 }; /* the device's: lib/cuda/ordsum.cuh */
+
+/* ------------------------------------------------- host walk, counted */
+
+typedef struct PieceCount {
+    size_t tried, plain;
+} PieceCount;
+
+/* eq_ord_walk_pieces() with counts: pieces checked, pieces added plainly. */
+static int walk_pieces_counted(double *s, const double *x, int n, int piece, PieceCount *pc)
+{
+    int k, plain = 0;
+    if (piece < 1 || piece >= n)
+        piece = n;
+    for (k = 0; k < n; k += piece) {
+        const double *xp = x + k;
+        int len = n - k < piece ? n - k : piece, i;
+        int e = eq_ord_binade(*s);
+        double t;
+        if (piece < n && e != EQ_ORD_NONE) {
+            EqOrdRun r = eq_ord_run_terms(xp, len, 1, e);
+            pc->tried++;
+            if (eq_ord_apply(s, &r, e))
+                continue;
+        }
+        pc->plain++;
+        t = *s;
+        for (i = 0; i < len; i++)
+            t += xp[i];
+        *s = t;
+        plain += len;
+    }
+    return plain;
+}
+
+/* eq_ordsum_walk() with the pieces counted. */
+static double host_walk_counted(const double *x, size_t n, const int *plan,
+                                const EqOrdRun *runs, const EqOrdRun *seg, const int *seg_len,
+                                EqOrdStats *st, PieceCount *pc)
+{
+    size_t ct = eq_ordsum_chunk_terms(&layout), nchunks = eq_ordsum_nchunks(n, &layout);
+    int piece = layout.lanes_per_piece * layout.terms_per_lane;
+    double s = 0.0;
+    size_t c = 0;
+
+    memset(st, 0, sizeof(*st));
+    st->terms = n;
+    st->chunks = nchunks;
+    while (c < nchunks) {
+        size_t len = seg_len[c] > 0 ? (size_t)seg_len[c] : 1, end = c + len;
+        if (len > 1) {
+            st->segments++;
+            st->checks++;
+            if (eq_ord_apply(&s, &seg[c], plan[c])) {
+                st->segments_applied++;
+                st->chunks_applied += len;
+                c = end;
+                continue;
+            }
+        }
+        for (; c < end; c++) {
+            size_t first = c * ct, last = (c + 1) * ct < n ? (c + 1) * ct : n;
+            if (plan[c] != EQ_ORD_NONE) {
+                st->checks++;
+                if (eq_ord_apply(&s, &runs[c], plan[c])) {
+                    st->chunks_applied++;
+                    continue;
+                }
+            }
+            st->chunks_term_by_term++;
+            st->terms_term_by_term +=
+                (size_t)walk_pieces_counted(&s, x + first, (int)(last - first), piece, pc);
+        }
+    }
+    return s;
+}
+
+/* ------------------------------------------------- the device's walk */
+
+/* ord_plan_kernel (lib/cuda/ordsum.cu): 256 threads each add a stretch of
+ * `per` chunk sums, an inclusive Hillis-Steele scan of the stretch totals,
+ * the exclusive prefix as (inclusive - own total), thread 0 from 0.0, then
+ * eq_ord_plan_binade() of the running prefix before each chunk. The same
+ * double operations in the same order, so the same plan. */
+static void device_plan(const double *chunk_sum, size_t nch, int *plan)
+{
+    enum { T = 256 };
+    double part[T], local[T];
+    size_t per = (nch + T - 1) / T;
+    for (int t = 0; t < T; t++) {
+        size_t a = (size_t)t * per, b = a + per < nch ? a + per : nch;
+        double l = 0.0;
+        for (size_t c = a; c < b; c++)
+            l += chunk_sum[c];
+        local[t] = part[t] = l;
+    }
+    for (int k = 1; k < T; k *= 2) {
+        double o[T];
+        for (int t = 0; t < T; t++)
+            o[t] = t >= k ? part[t - k] : 0.0;
+        for (int t = 0; t < T; t++)
+            part[t] += o[t];
+    }
+    for (int t = 0; t < T; t++) {
+        size_t a = (size_t)t * per, b = a + per < nch ? a + per : nch;
+        double prefix = t == 0 ? 0.0 : part[t] - local[t];
+        for (size_t c = a; c < b; c++) {
+            plan[c] = eq_ord_plan_binade(prefix);
+            prefix += chunk_sum[c];
+        }
+    }
+}
+
+typedef struct DevCount {
+    size_t zero, failed, seg_tried, seg_applied, checks, scans, plain;
+} DevCount;
+
+/* eqc_block_exact_add (lib/cuda/ordsum.cuh), one thread: while s is +0.0
+ * the first non-zero term is added; while s has no binade one plain add;
+ * else the longest prefix whose run passes is applied and the next term is
+ * added plainly. A "scan" is one round of the block. */
+static double block_exact_add(double s, const double *v, int count, DevCount *dc)
+{
+    int pos = 0;
+    while (pos < count) {
+        int e = eq_ord_binade(s);
+        dc->scans++;
+        if (e == EQ_ORD_NONE && eq_ord_bits(s) == 0) {
+            int k = pos;
+            while (k < count && v[k] == 0.0)
+                k++;
+            if (k < count) {
+                s = s + v[k];
+                dc->plain++;
+            }
+            pos = k + 1;
+            continue;
+        }
+        if (e == EQ_ORD_NONE) {
+            s = s + v[pos];
+            dc->plain++;
+            pos++;
+            continue;
+        }
+        EqOrdRun acc = eq_ord_empty();
+        double pass = s;
+        int k = count;
+        for (int i = pos; i < count; i++) {
+            double t = s;
+            acc = eq_ord_compose(acc, eq_ord_term(v[i], e));
+            if (!eq_ord_apply(&t, &acc, e)) {
+                k = i;
+                break;
+            }
+            pass = t;
+        }
+        s = pass;
+        if (k < count) {
+            s = s + v[k];
+            dc->plain++;
+        }
+        pos = k + 1;
+    }
+    return s;
+}
+
+/* ord_walk_kernel: segments, then chunks (zero chunks stepped over while s
+ * is finite), a failing chunk by block_exact_add. */
+static double device_walk(const double *x, size_t n, const int *plan, const EqOrdRun *runs,
+                          const EqOrdRun *seg, const int *seg_len, const unsigned char *zero,
+                          DevCount *dc)
+{
+    size_t ct = eq_ordsum_chunk_terms(&layout), nch = eq_ordsum_nchunks(n, &layout);
+    double sum = 0.0;
+    size_t c = 0;
+    while (c < nch) {
+        size_t k = c;
+        while (k < nch) {
+            int len = seg_len[k];
+            if (len > 1) {
+                dc->seg_tried++;
+                dc->checks++;
+                if (eq_ord_apply(&sum, &seg[k], plan[k])) {
+                    dc->seg_applied++;
+                    k += (size_t)len;
+                    continue;
+                }
+            }
+            size_t end = k + (size_t)(len > 1 ? len : 1);
+            const int finite = ((eq_ord_bits(sum) >> 52) & 0x7ff) != 0x7ff;
+            while (k < end) {
+                if (zero[k] && finite) {
+                    dc->zero++;
+                    k++;
+                } else if (plan[k] != EQ_ORD_NONE) {
+                    dc->checks++;
+                    if (!eq_ord_apply(&sum, &runs[k], plan[k]))
+                        break;
+                    k++;
+                } else {
+                    break;
+                }
+            }
+            if (k < end)
+                break;
+        }
+        c = k;
+        if (c < nch) {
+            size_t first = c * ct, count = n - first < ct ? n - first : ct;
+            dc->failed++;
+            sum = block_exact_add(sum, x + first, (int)count, dc);
+            c++;
+        }
+    }
+    return sum;
+}
+
+/* ---------------------------------------------------- one sum, checked */
+
+typedef struct Scratch {
+    size_t cap;
+    double *chunk_sum;
+    int *plan, *seg_len;
+    EqOrdRun *runs, *seg, lane_runs[256];
+    EqOrdSegRun segscratch[64];
+    unsigned char *zero;
+} Scratch;
+
+static Scratch scr;
+
+static void scratch_reserve(size_t nch)
+{
+    if (nch <= scr.cap)
+        return;
+    free(scr.chunk_sum);
+    free(scr.plan);
+    free(scr.seg_len);
+    free(scr.runs);
+    free(scr.seg);
+    free(scr.zero);
+    scr.chunk_sum = malloc(nch * sizeof(double));
+    scr.plan = malloc(nch * sizeof(int));
+    scr.seg_len = malloc(nch * sizeof(int));
+    scr.runs = malloc(nch * sizeof(EqOrdRun));
+    scr.seg = malloc(nch * sizeof(EqOrdRun));
+    scr.zero = malloc(nch);
+    if (!scr.chunk_sum || !scr.plan || !scr.seg_len || !scr.runs || !scr.seg || !scr.zero) {
+        fprintf(stderr, "exactquality-ordsum-rates: out of memory\n");
+        exit(2);
+    }
+    scr.cap = nch;
+}
+
+static void mismatch(const char *what, int m, int kind, int scale, int ch, double loop,
+                     double got)
+{
+    const char *kn = m == M_S2 ? s2_kind[kind] : ssim_kind[kind];
+    printf("MISMATCH frame %d %s %s scale %d channel %d: %s %a, loop %a\n", cur_frame,
+           metric_name[m], kn, scale, ch, what, got, loop);
+    mismatches++;
+}
+
+static int same_bits(double a, double b)
+{
+    return eq_ord_bits(a) == eq_ord_bits(b);
+}
+
+/* Runs every engine on x[0..n-1] and adds the counts to the tallies.
+ * ref: the CPU stage's own sum of the stream. */
+static void measure(const double *x, size_t n, int m, int kind, int scale, int ch, double ref)
+{
+    const EqOrdPlanSpec tree = { EQ_ORD_PLAN_TREE, 0, 0 };
+    double loop = eq_ordsum_loop(x, n, 1, 0.0), host, counted, dev;
+    EqOrdStats st, st2;
+    PieceCount pc = { 0, 0 };
+    DevCount dc;
+    size_t nch = eq_ordsum_nchunks(n, &layout), ct = eq_ordsum_chunk_terms(&layout);
+
+    if (!same_bits(loop, ref))
+        mismatch("CPU stage sum", m, kind, scale, ch, loop, ref);
+    if (eq_ordsum_host(x, n, 1, 0.0, &layout, &tree, &host, &st) < 0) {
+        fprintf(stderr, "exactquality-ordsum-rates: eq_ordsum_host failed\n");
+        exit(2);
+    }
+    if (!same_bits(loop, host))
+        mismatch("eq_ordsum_host", m, kind, scale, ch, loop, host);
+
+    scratch_reserve(nch ? nch : 1);
+    eq_ordsum_chunk_sums(x, n, 1, &layout, scr.chunk_sum);
+    eq_ordsum_plan_tree(0.0, scr.chunk_sum, nch, scr.plan);
+    eq_ordsum_chunk_runs(x, n, 1, &layout, scr.plan, scr.runs, scr.lane_runs);
+    eq_ordsum_segment_runs(scr.runs, scr.plan, nch, &layout, scr.seg, scr.seg_len,
+                           scr.segscratch);
+    counted = host_walk_counted(x, n, scr.plan, scr.runs, scr.seg, scr.seg_len, &st2, &pc);
+    if (!same_bits(loop, counted))
+        mismatch("host walk (counted)", m, kind, scale, ch, loop, counted);
+    if (st2.chunks_term_by_term != st.chunks_term_by_term ||
+        st2.terms_term_by_term != st.terms_term_by_term || st2.segments != st.segments ||
+        st2.segments_applied != st.segments_applied || st2.checks != st.checks)
+        mismatch("host walk counts differ from eq_ordsum_host's stats;", m, kind, scale, ch,
+                 loop, counted);
+
+    /* the device: its plan, runs and segments under that plan, its walk */
+    for (size_t c = 0; c < nch; c++) {
+        size_t first = c * ct, last = first + ct < n ? first + ct : n;
+        unsigned char z = 1;
+        for (size_t i = first; i < last && z; i++)
+            z = x[i] == 0.0;
+        scr.zero[c] = z;
+    }
+    device_plan(scr.chunk_sum, nch, scr.plan);
+    eq_ordsum_chunk_runs(x, n, 1, &layout, scr.plan, scr.runs, scr.lane_runs);
+    eq_ordsum_segment_runs(scr.runs, scr.plan, nch, &layout, scr.seg, scr.seg_len,
+                           scr.segscratch);
+    memset(&dc, 0, sizeof(dc));
+    dev = device_walk(x, n, scr.plan, scr.runs, scr.seg, scr.seg_len, scr.zero, &dc);
+    if (!same_bits(loop, dev))
+        mismatch("device walk model", m, kind, scale, ch, loop, dev);
+
+    for (int s = 0; s < 2; s++) {
+        Tally *t = &tally[m][kind][s == 0 ? 0 : scale + 1];
+        double mean = n ? loop / (double)n : 0.0;
+        if (s == 1 && scale + 1 >= MAX_SCALES)
+            break;
+        if (t->sums == 0 || mean < t->mean_lo)
+            t->mean_lo = mean;
+        if (t->sums == 0 || mean > t->mean_hi)
+            t->mean_hi = mean;
+        t->negative += loop < 0.0;
+        t->sums++;
+        t->terms += n;
+        t->chunks += st.chunks;
+        t->h_failed += st.chunks_term_by_term;
+        t->h_seg_tried += st.segments;
+        t->h_seg_applied += st.segments_applied;
+        t->h_pieces += pc.tried;
+        t->h_pieces_plain += pc.plain;
+        t->h_plain += st.terms_term_by_term;
+        t->h_checks += st.checks;
+        t->d_zero += dc.zero;
+        t->d_failed += dc.failed;
+        t->d_seg_tried += dc.seg_tried;
+        t->d_seg_applied += dc.seg_applied;
+        t->d_scans += dc.scans;
+        t->d_checks += dc.checks;
+        t->d_plain += dc.plain;
+    }
+}
+
+/* --------------------------------------------------- SSIM term streams */
+
+typedef struct SsimTerms {
+    double *l, *c, *s, *lcs; /* ow * oh each, raster order */
+    float *sf;
+    int ow, oh;
+} SsimTerms;
+
+/* One scale with the C reference stages, whole planes at a time: the
+ * windows' l, c, s, l*c*s in raster order (what eq_cpu_ssim_scale's
+ * window_terms produce and frame_sums adds). *cpu_sums gets frame_sums
+ * over the rows in order: the CPU's own sums of these streams. */
+static void ssim_scale_terms(const EqSsimDsp *dsp, const float *ref, const float *dist, int w,
+                             int h, SsimTerms *t, EqSsimSums *cpu_sums)
+{
+    const int ow = w - (EQ_SSIM_WINDOW - 1), oh = h - (EQ_SSIM_WINDOW - 1);
+    float *prod = malloc(sizeof(float) * 3 * (size_t)w);
+    float *hb = malloc(sizeof(float) * 5 * (size_t)ow * (size_t)h); /* [map][row][ow] */
+    float *vb = malloc(sizeof(float) * 5 * (size_t)ow);
+    size_t nw = (size_t)ow * (size_t)oh;
+    t->l = malloc(nw * sizeof(double));
+    t->c = malloc(nw * sizeof(double));
+    t->s = malloc(nw * sizeof(double));
+    t->lcs = malloc(nw * sizeof(double));
+    t->sf = malloc(nw * sizeof(float));
+    if (!prod || !hb || !vb || !t->l || !t->c || !t->s || !t->lcs || !t->sf) {
+        fprintf(stderr, "exactquality-ordsum-rates: out of memory\n");
+        exit(2);
+    }
+    t->ow = ow;
+    t->oh = oh;
+    for (int y = 0; y < h; y++) {
+        const float *ir = ref + (size_t)y * w, *id = dist + (size_t)y * w;
+        dsp->products(ir, id, w, prod, prod + w, prod + 2 * w);
+        const float *in[5] = { ir, id, prod, prod + w, prod + 2 * w };
+        for (int m = 0; m < 5; m++)
+            dsp->blur_h(in[m], w, hb + ((size_t)m * h + y) * ow);
+    }
+    memset(cpu_sums, 0, sizeof(*cpu_sums));
+    for (int y = 0; y < oh; y++) {
+        for (int m = 0; m < 5; m++) {
+            const float *rows[EQ_SSIM_WINDOW];
+            for (int k = 0; k < EQ_SSIM_WINDOW; k++)
+                rows[k] = hb + ((size_t)m * h + y + k) * ow;
+            dsp->blur_v(rows, ow, vb + (size_t)m * ow);
+        }
+        float *mu1 = vb, *mu2 = vb + ow, *v1 = vb + 2 * ow, *v2 = vb + 3 * ow, *cv = vb + 4 * ow;
+        size_t o = (size_t)y * ow;
+        dsp->moments(mu1, mu2, v1, v2, cv, ow);
+        dsp->window_terms(mu1, mu2, v1, v2, cv, ow, t->l + o, t->c + o, t->sf + o, t->lcs + o);
+        dsp->frame_sums(t->l + o, t->c + o, t->sf + o, t->lcs + o, ow, cpu_sums);
+    }
+    for (size_t i = 0; i < nw; i++)
+        t->s[i] = (double)t->sf[i];
+    free(prod);
+    free(hb);
+    free(vb);
+}
+
+static void ssim_terms_free(SsimTerms *t)
+{
+    free(t->l);
+    free(t->c);
+    free(t->s);
+    free(t->lcs);
+    free(t->sf);
+}
+
+static void measure_ssim_scale(const EqSsimDsp *dsp, int m, int scale, const float *r,
+                               const float *d, int w, int h)
+{
+    SsimTerms t;
+    EqSsimSums cpu;
+    ssim_scale_terms(dsp, r, d, w, h, &t, &cpu);
+    size_t nw = (size_t)t.ow * (size_t)t.oh;
+    measure(t.l, nw, m, 0, scale, 0, cpu.l);
+    measure(t.c, nw, m, 1, scale, 0, cpu.c);
+    measure(t.s, nw, m, 2, scale, 0, cpu.s);
+    if (m == M_SSIM)
+        measure(t.lcs, nw, m, 3, scale, 0, cpu.lcs);
+    ssim_terms_free(&t);
+}
+
+static void luma_float(const EqSsimDsp *dsp, const EqFrame *f, float *dst)
+{
+    EqPlane p;
+    eq_frame_plane(f, 0, &p);
+    for (int y = 0; y < f->height; y++)
+        dsp->to_float(&p, y, f->bitdepth, dst + (size_t)y * f->width);
+}
+
+static void do_ssim(const EqSsimDsp *dsp, const EqFrame *ref, const EqFrame *dist)
+{
+    const int w = ref->width, h = ref->height, scale = eq_ssim_auto_scale(w, h);
+    float *r = malloc(sizeof(float) * (size_t)w * h), *d = malloc(sizeof(float) * (size_t)w * h);
+    if (!r || !d)
+        exit(2);
+    luma_float(dsp, ref, r);
+    luma_float(dsp, dist, d);
+    int sw = w, sh = h;
+    if (scale > 1) {
+        sw = eq_decimated_size(w, scale);
+        sh = eq_decimated_size(h, scale);
+        float *rs = malloc(sizeof(float) * (size_t)sw * sh);
+        float *ds = malloc(sizeof(float) * (size_t)sw * sh);
+        if (!rs || !ds)
+            exit(2);
+        for (int y = 0; y < sh; y++) {
+            dsp->box_decimate(r, w, h, scale, y, rs + (size_t)y * sw);
+            dsp->box_decimate(d, w, h, scale, y, ds + (size_t)y * sw);
+        }
+        free(r);
+        free(d);
+        r = rs;
+        d = ds;
+    }
+    measure_ssim_scale(dsp, M_SSIM, 0, r, d, sw, sh);
+    free(r);
+    free(d);
+}
+
+static void do_ms_ssim(const EqSsimDsp *dsp, const EqFrame *ref, const EqFrame *dist)
+{
+    int w = ref->width, h = ref->height;
+    float *r = malloc(sizeof(float) * (size_t)w * h), *d = malloc(sizeof(float) * (size_t)w * h);
+    if (!r || !d)
+        exit(2);
+    luma_float(dsp, ref, r);
+    luma_float(dsp, dist, d);
+    for (int k = 0; k < EQ_MS_SSIM_SCALES; k++) {
+        if (k > 0) {
+            int nw = eq_decimated_size(w, 2), nh = eq_decimated_size(h, 2);
+            float *rs = malloc(sizeof(float) * (size_t)nw * nh);
+            float *ds = malloc(sizeof(float) * (size_t)nw * nh);
+            if (!rs || !ds)
+                exit(2);
+            for (int y = 0; y < nh; y++) {
+                dsp->lpf_decimate(r, w, h, y, rs + (size_t)y * nw);
+                dsp->lpf_decimate(d, w, h, y, ds + (size_t)y * nw);
+            }
+            free(r);
+            free(d);
+            r = rs;
+            d = ds;
+            w = nw;
+            h = nh;
+        }
+        measure_ssim_scale(dsp, M_MS_SSIM, k, r, d, w, h);
+    }
+    free(r);
+    free(d);
+}
+
+/* ----------------------------------------------- SSIMULACRA2 term streams */
+
+/* eq_s2_run calls its `sums` stage once per plane or once per row of a
+ * plane (continuing from acc[]); a plane's calls share one acc pointer and
+ * the planes come in the order scale 0 channel 0, 1, 2, scale 1, ... */
+static int s2_plane;        /* planes finished this frame: scale * 3 + channel */
+static const double *s2_acc; /* acc of the plane being recorded, NULL: none */
+static double s2_cpu[6];    /* acc after the stage's last call: the CPU's sums */
+static double *s2_d, *s2_d1, *s2_buf; /* the plane's ssim_d, edge_d1; terms */
+static size_t s2_n, s2_cap;
+static double s2_seen[EQ_SSIMULACRA2_SUMS]; /* the CPU's sums, by eq_s2_sum_index */
+
+static void s2_reserve(size_t n)
+{
+    if (n <= s2_cap)
+        return;
+    size_t cap = s2_cap ? s2_cap : 1 << 16;
+    while (cap < n)
+        cap *= 2;
+    s2_d = realloc(s2_d, cap * sizeof(double));
+    s2_d1 = realloc(s2_d1, cap * sizeof(double));
+    s2_buf = realloc(s2_buf, cap * sizeof(double));
+    if (!s2_d || !s2_d1 || !s2_buf) {
+        fprintf(stderr, "exactquality-ordsum-rates: out of memory\n");
+        exit(2);
+    }
+    s2_cap = cap;
+}
+
+/* The six term streams of the recorded plane as eq_s2_sums_c forms them
+ * (lib/exact/ssimulacra2.h functions), each measured against the CPU's
+ * own sum. */
+static void s2_flush(void)
+{
+    const int scale = s2_plane / 3, ch = s2_plane % 3;
+    if (!s2_acc)
+        return;
+    for (int k = 0; k < 6; k++) {
+        for (size_t i = 0; i < s2_n; i++) {
+            double v = k < 2 ? s2_d[i] : s2_d1[i];
+            switch (k) {
+            case EQ_S2_SUM_D4: v = eq_s2_quartic(v); break;
+            case EQ_S2_SUM_ARTIFACT: v = eq_s2_artifact(v); break;
+            case EQ_S2_SUM_ARTIFACT4: v = eq_s2_quartic(eq_s2_artifact(v)); break;
+            case EQ_S2_SUM_DETAIL: v = eq_s2_detail(v); break;
+            case EQ_S2_SUM_DETAIL4: v = eq_s2_quartic(eq_s2_detail(v)); break;
+            default: break;
+            }
+            s2_buf[i] = v;
+        }
+        measure(s2_buf, s2_n, M_S2, k, scale, ch, s2_cpu[k]);
+        if (scale < EQ_S2_MAX_SCALES)
+            s2_seen[eq_s2_sum_index(scale, ch, k)] = s2_cpu[k];
+    }
+    s2_plane++;
+    s2_acc = NULL;
+    s2_n = 0;
+}
+
+/* The `sums` stage of eq_s2_run, recording: the CPU's eq_s2_sums_c, and a
+ * copy of the terms' inputs, appended in raster order. */
+static void s2_sums_recorder(const double *ssim_d, const double *edge_d1, size_t n,
+                             double acc[6])
+{
+    if (acc != s2_acc) {
+        s2_flush();
+        s2_acc = acc;
+    }
+    eq_s2_sums_c(ssim_d, edge_d1, n, acc);
+    memcpy(s2_cpu, acc, sizeof(s2_cpu));
+    s2_reserve(s2_n + n);
+    memcpy(s2_d + s2_n, ssim_d, n * sizeof(double));
+    memcpy(s2_d1 + s2_n, edge_d1, n * sizeof(double));
+    s2_n += n;
+}
+
+static void do_s2(const EqFrame *ref, const EqFrame *dist)
+{
+    EqSettings settings;
+    EqS2Source src[2];
+    EqS2Dsp dsp;
+    EqLog log = { NULL, NULL };
+    EqScores sc;
+    double *mem = malloc(eq_s2_run_doubles(ref->width, ref->height) * sizeof(double));
+
+    eq_settings_init(&settings);
+    if (!mem || eq_s2_source_init(&src[0], &settings, ref, NULL) < 0 ||
+        eq_s2_source_init(&src[1], &settings, dist, NULL) < 0) {
+        fprintf(stderr, "exactquality-ordsum-rates: cannot read the frames for ssimulacra2\n");
+        exit(2);
+    }
+    eq_s2_dsp_init_c(&dsp);
+    dsp.sums = s2_sums_recorder;
+    s2_plane = 0;
+    s2_acc = NULL;
+    s2_n = 0;
+    if (eq_s2_run(&dsp, NULL, mem, NULL, &log, &src[0], &src[1], &sc) < 0) {
+        fprintf(stderr, "exactquality-ordsum-rates: ssimulacra2 failed\n");
+        exit(2);
+    }
+    s2_flush();
+    /* the recorded planes are the score's: every plane, the same sums */
+    if (s2_plane != 3 * sc.ssimulacra2_scales) {
+        printf("MISMATCH frame %d ssimulacra2: %d planes recorded, %d scales scored\n",
+               cur_frame, s2_plane, sc.ssimulacra2_scales);
+        mismatches++;
+    }
+    for (int i = 0; i < 6 * s2_plane && i < EQ_SSIMULACRA2_SUMS; i++)
+        if (!same_bits(s2_seen[i], sc.ssimulacra2_sums[i])) {
+            printf("MISMATCH frame %d ssimulacra2 sum %d: recorded %a, scored %a\n", cur_frame,
+                   i, s2_seen[i], sc.ssimulacra2_sums[i]);
+            mismatches++;
+        }
+    free(mem);
+}
+
+/* ------------------------------------------------------------- output */
+
+static double pct(size_t a, size_t b)
+{
+    return b ? 100.0 * (double)a / (double)b : 0.0;
+}
+
+static void print_row(const char *label, const char *kind, const char *scale, const Tally *t)
+{
+    printf("| %s | %s | %s | %zu | %zu | %zu | %zu (%.2f %%) | %zu / %zu | %zu / %zu | %zu "
+           "(%.4f %%) | %zu | %zu | %zu (%.2f %%) | %zu / %zu | %zu | %zu | %zu (%.4f %%) | %.3g .. "
+           "%.3g%s |\n",
+           label, kind, scale, t->sums, t->terms, t->chunks, t->h_failed,
+           pct(t->h_failed, t->chunks), t->h_seg_tried - t->h_seg_applied, t->h_seg_tried,
+           t->h_pieces_plain, t->h_pieces, t->h_plain, pct(t->h_plain, t->terms), t->h_checks,
+           t->d_zero,
+           t->d_failed, pct(t->d_failed, t->chunks), t->d_seg_tried - t->d_seg_applied,
+           t->d_seg_tried, t->d_checks, t->d_scans, t->d_plain,
+           pct(t->d_plain, t->terms), t->mean_lo, t->mean_hi,
+           t->negative ? " (some < 0)" : "");
+}
+
+static void print_table(const char *label, int by_scale)
+{
+    printf("| fixture | metric / sum | scale | sums | terms | chunks | host: failed chunks "
+           "| failed / tried segments | plain / tried pieces | plain adds | checks | device: zero "
+           "chunks skipped | failed chunks | failed / tried segments | checks | block rounds "
+           "| plain adds | sum / n |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for (int m = 0; m < M_COUNT; m++) {
+        int nk = m == M_S2 ? 6 : m == M_SSIM ? 4 : 3;
+        for (int k = 0; k < nk; k++) {
+            char name[64], sc[16];
+            snprintf(name, sizeof(name), "%s %s", metric_name[m],
+                     m == M_S2 ? s2_kind[k] : ssim_kind[k]);
+            if (tally[m][k][0].sums == 0)
+                continue;
+            if (!by_scale || m == M_SSIM) {
+                print_row(label, name, m == M_SSIM ? "auto" : "all", &tally[m][k][0]);
+                continue;
+            }
+            for (int s = 1; s < MAX_SCALES; s++) {
+                if (tally[m][k][s].sums == 0)
+                    continue;
+                snprintf(sc, sizeof(sc), "%d", s - 1);
+                print_row(label, name, sc, &tally[m][k][s]);
+            }
+        }
+    }
+}
+
+/* --------------------------------------------------------------- main */
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: exactquality-ordsum-rates REF.yuv DIST.yuv W H SUB BITDEPTH [options]\n"
+               "  SUB 420|422|444|400; BITDEPTH 8, or 10..16 (16-bit little-endian words)\n"
+               "  --frames N      at most N frame pairs (default all)\n"
+               "  --label NAME    first column of the table (default: the REF file name)\n"
+               "  --by-scale      one row per scale for float_ms_ssim and ssimulacra2\n"
+               "  --metrics LIST  ssim,ms_ssim,ssimulacra2 (default all)\n"
+               "Exit status: 0 when the engine's bits equal the loop's for every sum,\n"
+               "1 when any differs, 2 on errors.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 7) {
+        usage(stderr);
+        return 2;
+    }
+    const char *refp = argv[1], *distp = argv[2];
+    const int w = atoi(argv[3]), h = atoi(argv[4]), sub = atoi(argv[5]), bd = atoi(argv[6]);
+    long max_frames = -1;
+    int by_scale = 0, want[M_COUNT] = { 1, 1, 1 };
+    const char *label = refp;
+
+    for (int i = 7; i < argc; i++) {
+        if (!strcmp(argv[i], "--frames") && i + 1 < argc) {
+            max_frames = atol(argv[++i]);
+        } else if (!strcmp(argv[i], "--label") && i + 1 < argc) {
+            label = argv[++i];
+        } else if (!strcmp(argv[i], "--by-scale")) {
+            by_scale = 1;
+        } else if (!strcmp(argv[i], "--metrics") && i + 1 < argc) {
+            char list[256], *save = NULL;
+            snprintf(list, sizeof(list), "%s", argv[++i]);
+            want[M_SSIM] = want[M_MS_SSIM] = want[M_S2] = 0;
+            for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+                if (!strcmp(tok, "ssim"))
+                    want[M_SSIM] = 1;
+                else if (!strcmp(tok, "ms_ssim"))
+                    want[M_MS_SSIM] = 1;
+                else if (!strcmp(tok, "ssimulacra2"))
+                    want[M_S2] = 1;
+                else {
+                    fprintf(stderr, "exactquality-ordsum-rates: unknown metric '%s'\n", tok);
+                    return 2;
+                }
+            }
+        } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            usage(stdout);
+            return 0;
+        } else {
+            fprintf(stderr, "exactquality-ordsum-rates: unknown option '%s'\n", argv[i]);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (w < 16 || h < 16 || w > EQ_MAX_DIMENSION || h > EQ_MAX_DIMENSION ||
+        (sub != 420 && sub != 422 && sub != 444 && sub != 400) || bd < 8 || bd > 16 ||
+        (bd > 8 && bd < 10)) {
+        fprintf(stderr, "exactquality-ordsum-rates: bad geometry %s %s %s %s\n", argv[3],
+                argv[4], argv[5], argv[6]);
+        return 2;
+    }
+    const char *slash = strrchr(label, '/');
+    if (slash)
+        label = slash + 1;
+
+    int bytes = bd > 8 ? 2 : 1, ssx = sub == 420 || sub == 422, ssy = sub == 420;
+    int pw[3] = { w, (w + ssx) >> ssx, (w + ssx) >> ssx };
+    int ph[3] = { h, (h + ssy) >> ssy, (h + ssy) >> ssy };
+    int np = sub == 400 ? 1 : 3;
+    size_t psz[3], fsz = 0;
+    for (int i = 0; i < np; i++)
+        fsz += psz[i] = (size_t)pw[i] * ph[i] * bytes;
+
+    FILE *fr = fopen(refp, "rb"), *fd = fopen(distp, "rb");
+    uint8_t *rb = malloc(fsz), *db = malloc(fsz);
+    if (!fr || !fd || !rb || !db) {
+        fprintf(stderr, "exactquality-ordsum-rates: cannot open %s or %s\n", refp, distp);
+        return 2;
+    }
+    EqSsimDsp dsp;
+    eq_ssim_dsp_init_c(&dsp);
+    int frames = 0;
+    while (max_frames < 0 || frames < max_frames) {
+        size_t a = fread(rb, 1, fsz, fr), b = fread(db, 1, fsz, fd);
+        if (a == 0 && b == 0)
+            break;
+        if (a != fsz || b != fsz) {
+            fprintf(stderr, "exactquality-ordsum-rates: frame %d is short (the files do not "
+                            "hold whole %dx%d frames)\n", frames, w, h);
+            return 2;
+        }
+        EqFrame f[2];
+        for (int j = 0; j < 2; j++) {
+            const uint8_t *p = j ? db : rb;
+            memset(&f[j], 0, sizeof(f[j]));
+            f[j].layout = sub == 420   ? EQ_LAYOUT_YUV420P
+                          : sub == 422 ? EQ_LAYOUT_YUV422P
+                          : sub == 444 ? EQ_LAYOUT_YUV444P
+                                       : EQ_LAYOUT_GRAY;
+            f[j].width = w;
+            f[j].height = h;
+            f[j].bitdepth = bd;
+            for (int i = 0; i < np; i++) {
+                f[j].data[i] = p;
+                f[j].stride[i] = (ptrdiff_t)pw[i] * bytes;
+                p += psz[i];
+            }
+        }
+        cur_frame = frames;
+        if (want[M_SSIM])
+            do_ssim(&dsp, &f[0], &f[1]);
+        if (want[M_MS_SSIM])
+            do_ms_ssim(&dsp, &f[0], &f[1]);
+        if (want[M_S2])
+            do_s2(&f[0], &f[1]);
+        frames++;
+    }
+    fclose(fr);
+    fclose(fd);
+    free(rb);
+    free(db);
+    if (frames == 0) {
+        fprintf(stderr, "exactquality-ordsum-rates: no frames in %s\n", refp);
+        return 2;
+    }
+    printf("%d frame pairs of %dx%d, layout %dx%d seg%d piece%d, tree plan\n", frames, w, h,
+           layout.terms_per_lane, layout.lanes_per_chunk, layout.chunks_per_segment,
+           layout.lanes_per_piece);
+    print_table(label, by_scale);
+    size_t nsums = 0;
+    for (int m = 0; m < M_COUNT; m++)
+        for (int k = 0; k < MAX_KINDS; k++)
+            nsums += tally[m][k][0].sums;
+    printf("%zu sums, %ld differ from the loop\n", nsums, mismatches);
+    return mismatches ? 1 : 0;
+}
