@@ -740,6 +740,7 @@ struct _GstExactQualityJob
   gboolean map_failed;
   gint err;
   gint check_err;
+  EqBackend backend;            /* the backend that scored this pair */
   EqScores scores;
   EqScores check;
   gchar last_error[512];
@@ -1166,6 +1167,9 @@ gst_exact_quality_worker (gpointer data, gpointer user_data)
     fill_eq_frame (&ref_vf, &ref_f);
     fill_eq_frame (&dist_vf, &dist_f);
     job->err = eq_scorer_score (slot->scorer, &ref_f, &dist_f, &job->scores);
+    /* with backend=auto a failing device hands over to the CPU inside the
+     * library; the pair is scored either way */
+    job->backend = eq_scorer_backend (slot->scorer);
     if (job->do_check && job->err == 0)
       job->check_err = eq_scorer_score (slot->check_scorer, &ref_f, &dist_f,
           &job->check);
@@ -1640,6 +1644,14 @@ gst_exact_quality_finish_job (GstExactQuality * self, GstExactQualityJob * job)
               duration : 0));
     ret = gst_aggregator_finish_buffer (agg, dist_buf);
     goto out;
+  }
+
+  if (!job->map_failed && job->backend == EQ_BACKEND_CPU &&
+      g_strcmp0 (self->backend_name, "cuda") == 0) {
+    GST_ELEMENT_WARNING (self, LIBRARY, FAILED,
+        ("The CUDA backend failed; scoring continues on the CPU"),
+        ("from frame %" G_GUINT64_FORMAT ": %s", frame, job->last_error));
+    self->backend_name = eq_backend_name (EQ_BACKEND_CPU);
   }
 
   if (job->map_failed) {

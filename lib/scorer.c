@@ -284,6 +284,20 @@ static unsigned refuse_rgb(EqScorer *sc, const EqFrame *ref, unsigned metrics,
     return metrics;
 }
 
+/* 1 when a metric scored on the device failed for a reason of the device
+ * (CUDA error, device memory), not of the input. */
+static int device_failure(const EqScores *out, unsigned on_gpu)
+{
+    for (int i = 0; i < EQ_METRIC_COUNT; i++) {
+        if (!(on_gpu & (1u << i)))
+            continue;
+        if (out->status[i] == EQ_ERR_DEVICE || out->status[i] == EQ_ERR_NO_DEVICE ||
+            out->status[i] == EQ_ERR_NO_MEMORY)
+            return 1;
+    }
+    return 0;
+}
+
 static int score_common(EqScorer *sc, const EqFrame *ref, const EqFrame *dist,
                         void *stream, int on_device, EqScores *out)
 {
@@ -316,8 +330,24 @@ static int score_common(EqScorer *sc, const EqFrame *ref, const EqFrame *dist,
         on_gpu = metrics & eq_cuda_metrics(sc->cuda);
         if (on_gpu) {
             err = eq_cuda_score(sc->cuda, ref, dist, on_gpu, out);
-            if (err < 0 && !first_err)
+            if (err < 0 && device_failure(out, on_gpu) &&
+                sc->settings.backend == EQ_BACKEND_AUTO) {
+                /* backend=auto: the device failed (not the input), so this
+                 * pair and every later one are scored on the CPU. */
+                eq_log(&sc->log, EQ_LOG_WARNING,
+                       "the CUDA backend failed (%s): falling back to the CPU "
+                       "backend for this and every later frame",
+                       eq_strerror(err));
+                eq_cuda_close(&sc->cuda);
+                sc->backend = EQ_BACKEND_CPU;
+                for (int i = 0; i < EQ_METRIC_COUNT; i++)
+                    if (on_gpu & (1u << i))
+                        out->status[i] = 0;
+                out->scored &= ~on_gpu;
+                on_gpu = 0;
+            } else if (err < 0 && !first_err) {
                 first_err = err;
+            }
         }
     }
     if (metrics & ~on_gpu) {

@@ -89,6 +89,37 @@ static void check_fault(const char *site, int want, const char *cuda_name, const
     }
 }
 
+/* backend=auto: a device failure while scoring hands the scorer over to the
+ * CPU; this pair and the next are scored, with the CPU's bits. */
+static void check_fallback(const char *site, const FgFrame *r, const FgFrame *d,
+                           const EqScores *good)
+{
+    EqSettings s;
+    EqScorer *sc = NULL;
+    EqScores out;
+
+    setenv(EQ_CUDA_FAULT_ENV, site, 1);
+    settings(&s, EQ_BACKEND_AUTO, EQ_METRIC_ALL);
+    CHECK(eq_scorer_open(&sc, &s) == 0);
+    unsetenv(EQ_CUDA_FAULT_ENV);
+    if (!sc)
+        return;
+    CHECK(eq_scorer_backend(sc) == EQ_BACKEND_CUDA);
+    /* the CPU's own answer for this pair (the test frames are below
+     * MS-SSIM's minimum, so that metric fails on both backends alike) */
+    int want = 0;
+    for (int i = 0; i < EQ_METRIC_COUNT && !want; i++)
+        want = good->status[i];
+    for (int k = 0; k < 2; k++) {
+        CHECK(eq_scorer_score(sc, &r->f, &d->f, &out) == want);
+        CHECK(eq_scorer_backend(sc) == EQ_BACKEND_CPU);
+        CHECK(out.scored == good->scored);
+        for (int i = 0; i < eq_value_count(); i++)
+            CHECK_BITS(eq_value_get(&out, i), eq_value_get(good, i));
+    }
+    eq_scorer_close(&sc);
+}
+
 int main(void)
 {
     EqSettings s;
@@ -130,6 +161,8 @@ int main(void)
         check_fault("alloc", EQ_ERR_NO_MEMORY, "cudaErrorMemoryAllocation", &r, &d, &good);
         check_fault("copy", EQ_ERR_DEVICE, "cudaErrorInvalidValue", &r, &d, &good);
         check_fault("launch", EQ_ERR_DEVICE, "cudaErrorLaunchFailure", &r, &d, &good);
+        check_fallback("copy", &r, &d, &good);
+        check_fallback("launch", &r, &d, &good);
     }
     fg_free(&r);
     fg_free(&d);
