@@ -360,7 +360,7 @@ static void test_layouts(EqScorer *sc, EqScorer *sc_709, EqScorer *sc_601_full)
     img_free(&b);
     img_free(&ga);
     img_free(&gb);
-    ya.buf[0] = yb.buf[0] = NULL; /* borrowed */
+    /* ya/yb borrowed ga/gb's Y through f.data only: buf[] is their own */
     img_free(&ya);
     img_free(&yb);
 }
