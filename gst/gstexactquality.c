@@ -1312,6 +1312,12 @@ gst_exact_quality_start (GstAggregator * agg)
   }
   self->backend_name =
       eq_backend_name (eq_scorer_backend (self->slots[0].scorer));
+  if (settings.backend == EQ_BACKEND_AUTO &&
+      eq_scorer_backend (self->slots[0].scorer) == EQ_BACKEND_CPU &&
+      eq_cuda_device_present ())
+    GST_ELEMENT_WARNING (self, RESOURCE, NOT_FOUND,
+        ("A CUDA device is present but could not be used; scoring on the CPU"),
+        ("backend=auto, cuda-device-id=%d", settings.cuda_device));
   GST_INFO_OBJECT (self, "scoring with the %s backend, %u frame(s) in "
       "flight", self->backend_name, depth);
   self->workers = g_thread_pool_new (gst_exact_quality_worker, self, depth,

@@ -10,6 +10,13 @@ int eq_cuda_is_built(void)
     return 0;
 }
 
+int eq_cuda_device_available(char *why, size_t why_size)
+{
+    if (why && why_size)
+        why[0] = '\0';
+    return 0;
+}
+
 int eq_cuda_open(EqCuda **out, const EqSettings *settings, const EqLog *log)
 {
     (void)settings;

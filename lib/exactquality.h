@@ -201,6 +201,11 @@ typedef enum EqBackend {
 EQ_API const char *eq_backend_name(EqBackend backend);
 /* 1 when the CUDA backend was compiled in (says nothing about a device). */
 EQ_API int eq_cuda_built(void);
+/* 1 when the CUDA runtime reports at least one device (0 without the CUDA
+ * backend, a driver or a device). With EQ_BACKEND_AUTO, a scorer that ends
+ * up on the CPU although this is 1 had a device it could not use: the
+ * library then logs a warning rather than an info line. */
+EQ_API int eq_cuda_device_present(void);
 
 typedef enum EqLogLevel {
     EQ_LOG_ERROR = 0,

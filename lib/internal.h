@@ -58,5 +58,7 @@ int eq_cuda_score(EqCuda *cuda, const EqFrame *ref, const EqFrame *dist,
 int eq_cuda_score_device(EqCuda *cuda, const EqFrame *ref, const EqFrame *dist,
                          void *stream, unsigned metrics, EqScores *out);
 int eq_cuda_is_built(void);
+/* 1 when the runtime reports a device (cudaGetDeviceCount > 0). */
+int eq_cuda_device_available(char *why, size_t why_size);
 
 #endif /* EQ_INTERNAL_H */

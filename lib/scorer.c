@@ -89,6 +89,11 @@ int eq_cuda_built(void)
     return eq_cuda_is_built();
 }
 
+int eq_cuda_device_present(void)
+{
+    return eq_cuda_device_available(NULL, 0);
+}
+
 /* ------------------------------------------------------------ value table */
 
 #define V(name, nick, metric, member) { { name, nick, metric }, offsetof(EqScores, member) }
@@ -202,6 +207,12 @@ int eq_scorer_open(EqScorer **out, const EqSettings *settings)
             sc->backend = EQ_BACKEND_CUDA;
         } else if (settings->backend == EQ_BACKEND_CUDA) {
             goto fail;
+        } else if (eq_cuda_device_available(NULL, 0)) {
+            /* a device is there, and it could not be used: say so louder */
+            eq_log(&log, EQ_LOG_WARNING,
+                   "a CUDA device is present but could not be used (%s): "
+                   "using the CPU backend",
+                   eq_strerror(err));
         } else {
             eq_log(&log, EQ_LOG_INFO, "no CUDA device (%s): using the CPU backend",
                    eq_strerror(err));

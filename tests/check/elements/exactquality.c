@@ -752,16 +752,20 @@ GST_START_TEST (test_caps_mismatch)
   GST_BUFFER_DURATION (small) = FRAME_DUR;
   r1 = gst_harness_push (p.ref, make_frame (0, 0, 0));
   r2 = gst_harness_push (p.dist, small);
-  fail_unless (r1 == GST_FLOW_OK && r2 == GST_FLOW_OK);
+  fail_unless (r1 == GST_FLOW_OK);
+  /* the second push may already see the element's refusal: the aggregator
+   * can take the pair and fail while that push is still in its chain */
+  fail_unless (r2 == GST_FLOW_OK || r2 == GST_FLOW_NOT_NEGOTIATED ||
+      r2 == GST_FLOW_ERROR, "%s", gst_flow_get_name (r2));
   text = expect_error (p.bus);
   fail_unless (strstr (text, "videoconvert") && strstr (text, "videoscale"),
       "%s", text);
   fail_unless (strstr (text, "128x96") && strstr (text, "256x192"), "%s",
       text);
   g_free (text);
-  /* the element stops: the next push reports it */
-  r1 = gst_harness_push (p.ref, make_frame (1, 0, FRAME_DUR));
-  fail_unless (r1 != GST_FLOW_OK);
+  /* the mismatched pair was never scored nor passed on (a further push
+   * is not tried: the aggregator may still queue it, and block on it) */
+  fail_unless_equals_int (gst_harness_buffers_received (p.ref), 0);
   pair_teardown (&p);
 }
 
