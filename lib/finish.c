@@ -64,3 +64,24 @@ void eq_ms_ssim_finish(const EqSsimSums sums[EQ_MS_SSIM_SCALES],
     }
     out->ms_ssim = msssim;
 }
+
+int eq_ms_ssim_scales(const EqLog *log, int w, int h, int sw[EQ_MS_SSIM_SCALES],
+                      int sh[EQ_MS_SSIM_SCALES])
+{
+    for (int k = 0, cw = w, ch = h; k < EQ_MS_SSIM_SCALES; k++, cw /= 2, ch /= 2) {
+        if (cw < EQ_SSIM_WINDOW || ch < EQ_SSIM_WINDOW) {
+            eq_log(log, EQ_LOG_ERROR,
+                   "ms_ssim: a %dx%d frame is too small for float_ms_ssim, which needs "
+                   "at least %dx%d samples (an 11x11 window at each of its %d scales)",
+                   w, h, EQ_MS_SSIM_MIN_SIZE, EQ_MS_SSIM_MIN_SIZE, EQ_MS_SSIM_SCALES);
+            return EQ_ERR_TOO_SMALL;
+        }
+    }
+    sw[0] = w;
+    sh[0] = h;
+    for (int k = 1; k < EQ_MS_SSIM_SCALES; k++) {
+        sw[k] = eq_decimated_size(sw[k - 1], 2);
+        sh[k] = eq_decimated_size(sh[k - 1], 2);
+    }
+    return 0;
+}

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "exactquality.h"
+#include "internal.h"
 
 /* SSIM window size (11x11 Gaussian); a plane smaller than this on a side,
  * after float_ssim's decimation, cannot be scored. */
@@ -44,5 +45,12 @@ void eq_ssim_finish(const EqSsimSums *sums, int64_t n_windows, EqScores *out);
  * prod_k l_k^alpha_k * c_k^beta_k * s_k^gamma_k in libvmaf's order. */
 void eq_ms_ssim_finish(const EqSsimSums sums[EQ_MS_SSIM_SCALES],
                        const int64_t n_windows[EQ_MS_SSIM_SCALES], EqScores *out);
+
+/* Sizes of float_ms_ssim's 5 scales into sw/sh. libvmaf ms_ssim.c checks
+ * each scale with the size halved by integer division; when one cannot hold
+ * the 11x11 window, logs a sentence naming the metric and its minimum and
+ * returns EQ_ERR_TOO_SMALL. Both backends size their pyramids here. */
+int eq_ms_ssim_scales(const EqLog *log, int w, int h, int sw[EQ_MS_SSIM_SCALES],
+                      int sh[EQ_MS_SSIM_SCALES]);
 
 #endif /* EQ_FINISH_H */

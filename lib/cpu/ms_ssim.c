@@ -71,23 +71,8 @@ int eq_cpu_ms_ssim(EqCpu *cpu, const EqFrame *ref, const EqFrame *dist, EqScores
     int64_t n_windows[EQ_MS_SSIM_SCALES];
     int err;
 
-    /* ms_ssim.c: every scale must hold the 11x11 window, checked with the
-     * size halved by integer division at each step (w >= 176 for 5 scales). */
-    for (int k = 0, cw = w, ch = h; k < EQ_MS_SSIM_SCALES; k++, cw /= 2, ch /= 2) {
-        if (cw < EQ_SSIM_WINDOW || ch < EQ_SSIM_WINDOW) {
-            eq_log(&cpu->log, EQ_LOG_ERROR,
-                   "ms_ssim: a %dx%d frame is too small for float_ms_ssim, which needs "
-                   "at least %dx%d samples (an 11x11 window at each of its %d scales)",
-                   w, h, EQ_MS_SSIM_MIN_SIZE, EQ_MS_SSIM_MIN_SIZE, EQ_MS_SSIM_SCALES);
-            return EQ_ERR_TOO_SMALL;
-        }
-    }
-    sw[0] = w;
-    sh[0] = h;
-    for (int k = 1; k < EQ_MS_SSIM_SCALES; k++) {
-        sw[k] = eq_decimated_size(sw[k - 1], 2);
-        sh[k] = eq_decimated_size(sh[k - 1], 2);
-    }
+    if ((err = eq_ms_ssim_scales(&cpu->log, w, h, sw, sh)) < 0)
+        return err;
 
     if (!st) {
         st = cpu->ms_ssim = calloc(1, sizeof(*st));

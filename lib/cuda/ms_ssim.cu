@@ -54,28 +54,11 @@ fail:
     return err;
 }
 
-/* Sizes of the 5 scales; EQ_ERR_TOO_SMALL (logged) as on the CPU, which
- * checks the size halved by integer division at each scale. */
+/* Sizes of the 5 scales: the CPU's own function (lib/finish.c). */
 static int ms_ssim_geometry(EqCuda *cuda, const EqFrame *f, int sw[EQ_MS_SSIM_SCALES],
                             int sh[EQ_MS_SSIM_SCALES])
 {
-    const int w = f->width, h = f->height;
-    for (int k = 0, cw = w, ch = h; k < EQ_MS_SSIM_SCALES; k++, cw /= 2, ch /= 2) {
-        if (cw < EQ_SSIM_WINDOW || ch < EQ_SSIM_WINDOW) {
-            eq_log(&cuda->log, EQ_LOG_ERROR,
-                   "ms_ssim: a %dx%d frame is too small for float_ms_ssim, which needs "
-                   "at least %dx%d samples (an 11x11 window at each of its %d scales)",
-                   w, h, EQ_MS_SSIM_MIN_SIZE, EQ_MS_SSIM_MIN_SIZE, EQ_MS_SSIM_SCALES);
-            return EQ_ERR_TOO_SMALL;
-        }
-    }
-    sw[0] = w;
-    sh[0] = h;
-    for (int k = 1; k < EQ_MS_SSIM_SCALES; k++) {
-        sw[k] = eq_decimated_size(sw[k - 1], 2);
-        sh[k] = eq_decimated_size(sh[k - 1], 2);
-    }
-    return 0;
+    return eq_ms_ssim_scales(&cuda->log, f->width, f->height, sw, sh);
 }
 
 int eqc_ms_ssim_launch(EqCuda *cuda, const EqcFrame *ref, const EqcFrame *dist,
