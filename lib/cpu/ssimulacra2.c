@@ -221,7 +221,7 @@ void eq_s2_srgb_lut(double *lut, int bitdepth)
     int n = 1 << bitdepth;
     double maxv = (double)(n - 1);
     for (int i = 0; i < n; i++)
-        lut[i] = eq_pm_srgb_to_linear((double)i / maxv);
+        lut[i] = eq_s2_srgb_code_to_linear((unsigned)i, maxv);
 }
 
 static inline int imin(int a, int b)
@@ -237,18 +237,9 @@ static inline int imax(int a, int b)
 /* Chroma sample at luma position (x, y), upsampled as eq_s2_chroma_* says. */
 static inline double chroma_at(const EqS2Source *src, const EqPlane *p, int x, int y)
 {
-    if (!src->ss_x && !src->ss_y)
-        return (double)eq_plane_sample(p, x, y);
-    int cx = x >> src->ss_x;
-    int bx = (src->ss_x && (x & 1)) ? imin(cx + 1, p->width - 1) : cx;
-    if (!src->ss_y) {
-        return eq_s2_chroma_h(eq_plane_sample(p, cx, y), eq_plane_sample(p, bx, y),
-                              src->ss_x && (x & 1));
-    }
-    int cy = y >> 1;
-    int ny = (y & 1) ? imin(cy + 1, p->height - 1) : imax(cy - 1, 0);
-    return eq_s2_chroma_hv(eq_plane_sample(p, cx, cy), eq_plane_sample(p, bx, cy),
-                           eq_plane_sample(p, cx, ny), eq_plane_sample(p, bx, ny));
+    EqS2ChromaTaps t = eq_s2_chroma_taps(x, y, src->ss_x, src->ss_y, p->width, p->height);
+    return eq_s2_chroma_value(&t, eq_plane_sample(p, t.cx, t.cy), eq_plane_sample(p, t.bx, t.cy),
+                              eq_plane_sample(p, t.cx, t.ny), eq_plane_sample(p, t.bx, t.ny));
 }
 
 void eq_s2_to_linear_c(const EqS2Source *src, int y0, int y1, double *r, double *g, double *b)

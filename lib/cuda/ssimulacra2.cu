@@ -47,16 +47,9 @@ struct S2Src {
 static __device__ __forceinline__ double chroma_at(const S2Src &s, const EqcPlane &p, int x,
                                                    int y)
 {
-    if (!s.ss_x && !s.ss_y)
-        return (double)eqc_sample(p, x, y);
-    int cx = x >> s.ss_x;
-    int bx = (s.ss_x && (x & 1)) ? min(cx + 1, p.width - 1) : cx;
-    if (!s.ss_y)
-        return eq_s2_chroma_h(eqc_sample(p, cx, y), eqc_sample(p, bx, y), s.ss_x && (x & 1));
-    int cy = y >> 1;
-    int ny = (y & 1) ? min(cy + 1, p.height - 1) : max(cy - 1, 0);
-    return eq_s2_chroma_hv(eqc_sample(p, cx, cy), eqc_sample(p, bx, cy), eqc_sample(p, cx, ny),
-                           eqc_sample(p, bx, ny));
+    EqS2ChromaTaps t = eq_s2_chroma_taps(x, y, s.ss_x, s.ss_y, p.width, p.height);
+    return eq_s2_chroma_value(&t, eqc_sample(p, t.cx, t.cy), eqc_sample(p, t.bx, t.cy),
+                              eqc_sample(p, t.cx, t.ny), eqc_sample(p, t.bx, t.ny));
 }
 
 __global__ void s2_to_linear_kernel(S2Src s0, S2Src s1, int w, int h, double *lin0,
@@ -71,9 +64,9 @@ __global__ void s2_to_linear_kernel(S2Src s0, S2Src s1, int w, int h, double *li
     double r, g, b;
     if (s.rgb) {
         /* eq_s2_srgb_lut's entry for each code, computed in place */
-        r = eq_pm_srgb_to_linear((double)eqc_sample(s.p[0], x, y) / s.maxv);
-        g = eq_pm_srgb_to_linear((double)eqc_sample(s.p[1], x, y) / s.maxv);
-        b = eq_pm_srgb_to_linear((double)eqc_sample(s.p[2], x, y) / s.maxv);
+        r = eq_s2_srgb_code_to_linear(eqc_sample(s.p[0], x, y), s.maxv);
+        g = eq_s2_srgb_code_to_linear(eqc_sample(s.p[1], x, y), s.maxv);
+        b = eq_s2_srgb_code_to_linear(eqc_sample(s.p[2], x, y), s.maxv);
     } else if (s.gray) {
         r = g = b = eq_s2_gray_to_linear(&s.yuv, (double)eqc_sample(s.p[0], x, y));
     } else {

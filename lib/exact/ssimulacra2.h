@@ -373,4 +373,53 @@ EQ_HD static inline double eq_s2_chroma_hv(unsigned a, unsigned b, unsigned c, u
     return (double)(3u * (a + b) + (c + d)) * 0.125;
 }
 
+/* Where the upsampled chroma at luma (x, y) reads its samples: chroma
+ * column cx and its right neighbour bx (bx = cx for even x or no horizontal
+ * subsampling), chroma row cy and its vertical neighbour ny (ny = cy without
+ * vertical subsampling); cw x ch is the chroma plane. Both backends fetch
+ * the four samples (cx, cy), (bx, cy), (cx, ny), (bx, ny) and pass them to
+ * eq_s2_chroma_value(). */
+typedef struct EqS2ChromaTaps {
+    int cx, bx, cy, ny;
+    int ss_x, ss_y, x_odd;
+} EqS2ChromaTaps;
+
+EQ_HD static inline EqS2ChromaTaps eq_s2_chroma_taps(int x, int y, int ss_x, int ss_y, int cw,
+                                                     int ch)
+{
+    EqS2ChromaTaps t;
+    t.ss_x = ss_x;
+    t.ss_y = ss_y;
+    t.cx = x >> ss_x;
+    t.x_odd = ss_x && (x & 1);
+    t.bx = t.x_odd && t.cx + 1 < cw ? t.cx + 1 : t.cx;
+    t.cy = y >> ss_y;
+    if (!ss_y)
+        t.ny = t.cy;
+    else if (y & 1)
+        t.ny = t.cy + 1 < ch ? t.cy + 1 : ch - 1;
+    else
+        t.ny = t.cy > 0 ? t.cy - 1 : 0;
+    return t;
+}
+
+/* The upsampled chroma from the four samples named by `t`. */
+EQ_HD static inline double eq_s2_chroma_value(const EqS2ChromaTaps *t, unsigned a, unsigned b,
+                                              unsigned c, unsigned d)
+{
+    if (!t->ss_x && !t->ss_y)
+        return (double)a;
+    if (!t->ss_y)
+        return eq_s2_chroma_h(a, b, t->x_odd);
+    return eq_s2_chroma_hv(a, b, c, d);
+}
+
+/* Linear light of an integer RGB code of an sRGB-encoded picture with
+ * maximum code maxv (255 or 65535): the CPU's lookup table holds these
+ * values, the device computes them in place. */
+EQ_HD static inline double eq_s2_srgb_code_to_linear(unsigned code, double maxv)
+{
+    return eq_pm_srgb_to_linear((double)code / maxv);
+}
+
 #endif /* EQ_EXACT_SSIMULACRA2_H */
