@@ -56,6 +56,7 @@
  *   1 tie always rounds up        2 binade check removed
  *   3 upper bound check removed   4 parity ignored in composition
  *   5 prefix minimum ignored (lower check on the end value only)
+ *   6 eq_ord_term_fast does not recognise exact halves
  */
 #ifndef EQ_EXACT_ORDSUM_H
 #define EQ_EXACT_ORDSUM_H
@@ -166,39 +167,61 @@ EQ_HD static inline EqOrdRun eq_ord_poison(void)
  * q + ((q & 1) ^ 1) for an odd m. Negative x: r(x, p) = -r(|x|, p) (the
  * half-way candidates are mirrored, their parities are the same).
  * |x| >= 2^(e+1), infinities and NaN poison the run. */
-EQ_HD static inline EqOrdRun eq_ord_term(double x, int e)
+/* The parts of the one-term rule (below): returns 0 when x poisons a run
+ * under binade e (|x| >= 2^(e+1), an infinity or NaN, e out of range);
+ * otherwise 1 with *q = |x| / u rounded to nearest with a half rounded
+ * down, *tie = 1 on an exact half, *neg = 0 for x >= 0 (or +-0) and -1 for
+ * a negative x. Branch-free after the poison test: the exponent gap sh is
+ * clamped to [0, 63]; at sh = 0 nothing is shifted out (q = M), for
+ * 54 <= sh <= 63 the half 2^(sh-1) exceeds every 53-bit M (q = 0, no tie),
+ * which is also the value for every larger gap. */
+EQ_HD static inline int eq_ord_term_parts(double x, int e, int64_t *q, int *tie, int64_t *neg)
 {
-    EqOrdRun r;
     uint64_t b = eq_ord_bits(x);
     int bx = (int)((b >> 52) & 0x7ff);
-    uint64_t mant = b & EQ_ORD_MANT_MASK;
-    int sh, tie = 0;
-    int64_t q, r0, r1, neg;
+    uint64_t mant = b & EQ_ORD_MANT_MASK, rem, half;
+    int sh;
 
     if (bx == 0x7ff || e < EQ_ORD_EMIN || e > EQ_ORD_EMAX)
-        return eq_ord_poison();
+        return 0;
     if (bx == 0)
         bx = 1;
     else
         mant |= (uint64_t)1 << 52;
     sh = (e + 1023) - bx;
-    if (mant == 0) {
-        q = 0;
-    } else if (sh < 0) {
-        /* normal x with its exponent above e: |x| >= 2^(e+1) */
+    if (sh < 0 && mant != 0)
+        return 0; /* normal x with its exponent above e: |x| >= 2^(e+1) */
+    sh = sh < 0 ? 0 : sh > 63 ? 63 : sh;
+    /* branch-free rounding: the bits shifted out decide, data-dependent
+     * branches here cost a misprediction (a divergence on the device) */
+    rem = mant & ((((uint64_t)1) << sh) - 1);
+    half = sh ? ((uint64_t)1) << (sh - 1) : 1;
+    *q = (int64_t)(mant >> sh) + (int64_t)(rem > half);
+    *tie = rem == half;
+    *neg = -(int64_t)(b >> 63); /* 0 or -1: r(-x, p) = -r(x, p) */
+    return 1;
+}
+
+/* The one-term rule: the run of the single term x under binade e.
+ *
+ * x = M * 2^(bx - 1075) with the 53-bit integer M (the implicit bit added
+ * for normal x; a subnormal has bx = 1 and no implicit bit) and
+ * u = 2^(e - 52) = 2^(be - 1075) with be = e + 1023, so
+ * |x| / u = M / 2^sh with sh = be - bx: the mantissa shifted right by the
+ * exponent gap, rounded on the bits shifted out (eq_ord_term_parts). On an
+ * exact half the increment is the one that makes m + r even: q + (q & 1)
+ * for an even m, q + ((q & 1) ^ 1) for an odd m. Negative x:
+ * r(x, p) = -r(|x|, p) (the half-way candidates are mirrored, their
+ * parities are the same). |x| >= 2^(e+1), infinities and NaN poison the
+ * run. */
+EQ_HD static inline EqOrdRun eq_ord_term(double x, int e)
+{
+    EqOrdRun r;
+    int64_t q, r0, r1, neg;
+    int tie;
+
+    if (!eq_ord_term_parts(x, e, &q, &tie, &neg))
         return eq_ord_poison();
-    } else if (sh == 0) {
-        q = (int64_t)mant; /* < 2^53: |x| < 2^(e+1) */
-    } else if (sh > 53) {
-        q = 0; /* |x| / u < 2^53 / 2^54 = 1/2: below half, never a tie */
-    } else {
-        /* branch-free rounding: the bits shifted out decide, data-dependent
-         * branches here cost a misprediction (a divergence on the device) */
-        uint64_t rem = mant & ((((uint64_t)1) << sh) - 1);
-        uint64_t half = ((uint64_t)1) << (sh - 1);
-        q = (int64_t)(mant >> sh) + (int64_t)(rem > half);
-        tie = rem == half;
-    }
 #if EQ_ORDSUM_MUTATION == 1
     /* mutation: a tie always rounds up */
     r0 = q + tie;
@@ -207,12 +230,62 @@ EQ_HD static inline EqOrdRun eq_ord_term(double x, int e)
     r0 = q + (tie & (q & 1));
     r1 = q + (tie & ((q & 1) ^ 1));
 #endif
-    neg = -(int64_t)(b >> 63); /* 0 or -1: r(-x, p) = -r(x, p) */
     r0 = (r0 ^ neg) - neg;
     r1 = (r1 ^ neg) - neg;
     r.d[0] = r.lo[0] = r.hi[0] = r0;
     r.d[1] = r.lo[1] = r.hi[1] = r1;
     return r;
+}
+
+/* eq_ord_term_fast's answers. */
+#define EQ_ORD_FAST_OK 0     /* *r is the increment for either parity */
+#define EQ_ORD_FAST_POISON 1 /* x poisons a run under e */
+#define EQ_ORD_FAST_SLOW 2   /* an exact half (or a subnormal x): eq_ord_term */
+
+/* The one-term rule for a term that is not an exact half, in a few
+ * floating-point operations (the device's chunk runs; eq_ord_term is the
+ * definition and the host tests hold the two together). With |x| = M 2^..
+ * and sh the exponent gap (as in eq_ord_term_parts), t = M / 2^sh is built
+ * from x's bits exactly: x's 52 stored mantissa bits under the biased
+ * exponent 1075 - sh (sh clamped to [1, 63]; from sh = 54 on, t < 1/2 and
+ * the answer is 0 as for every larger gap). For 1 <= sh, t < 2^52, and
+ * (t + 2^52) rounds t to the nearest integer, a half to the even one (the
+ * add rounds on the grid 1 of [2^52, 2^53)); the integer is read from the
+ * sum's bits, and the rounding was a half exactly when the rounded value
+ * minus t is +-1/2 (both differences exact). sh = 0: q = M. A zero x gives
+ * q = 0; a subnormal non-zero x answers "slow". The signed increment is
+ * -q for a negative x (the same rule, mirrored). */
+EQ_HD static inline int eq_ord_term_fast(double x, int e, int64_t *r)
+{
+    uint64_t b = eq_ord_bits(x);
+    int bx = (int)((b >> 52) & 0x7ff);
+    int sh = (e + 1023) - bx, shc;
+    int64_t q;
+    double t, tm, diff;
+
+    if (bx == 0x7ff || e < EQ_ORD_EMIN || e > EQ_ORD_EMAX || (sh < 0 && bx != 0))
+        return EQ_ORD_FAST_POISON;
+    if (bx == 0) {
+        if ((b << 1) != 0)
+            return EQ_ORD_FAST_SLOW; /* subnormal */
+        *r = 0;                      /* +-0 */
+        return EQ_ORD_FAST_OK;
+    }
+    shc = sh < 1 ? 1 : sh > 63 ? 63 : sh;
+    t = eq_ord_from_bits((b & EQ_ORD_MANT_MASK) | ((uint64_t)(1075 - shc) << 52));
+    tm = t + 0x1p52;
+    diff = (tm - 0x1p52) - t;
+    q = (int64_t)(eq_ord_bits(tm) - eq_ord_bits(0x1p52));
+#if EQ_ORDSUM_MUTATION == 6
+    /* mutation: exact halves not recognised */
+    diff = 0.0;
+#endif
+    if (sh == 0)
+        q = (int64_t)((b & EQ_ORD_MANT_MASK) | ((uint64_t)1 << 52));
+    else if (diff == 0.5 || diff == -0.5)
+        return EQ_ORD_FAST_SLOW;
+    *r = (b >> 63) ? -q : q;
+    return EQ_ORD_FAST_OK;
 }
 
 /* In-order composition: a, then b. Associative, not commutative. The run
@@ -276,6 +349,80 @@ EQ_HD static inline void eq_ord_push(EqOrdRun *r, double x, int e)
             r->hi[p] = hi;
         }
     }
+}
+
+/*
+ * Runs without ties. A term that is not an exact half has one increment for
+ * both parities (r_even == r_odd == the signed q), and a run of such terms
+ * has equal entries for both parities: compose(a, b) then picks b's entry
+ * for either parity and gives the same value twice. EqOrdRun1 is that one
+ * value; eq_ord_push1 and eq_ord_compose1 are eq_ord_push and
+ * eq_ord_compose with both parities equal (same cap, same poison), and
+ * eq_ord_run_from1 writes it back as the pair. A caller that finds a tie
+ * among a run's terms (eq_ord_term_parts' *tie) must form the run with the
+ * pair functions instead.
+ */
+typedef struct EqOrdRun1 {
+    int64_t d;
+    int64_t lo;
+    int64_t hi;
+} EqOrdRun1;
+
+EQ_HD static inline EqOrdRun1 eq_ord_empty1(void)
+{
+    EqOrdRun1 r;
+    r.d = 0;
+    r.lo = EQ_ORD_POISON;
+    r.hi = -EQ_ORD_POISON;
+    return r;
+}
+
+/* Appends one tie-free term: its signed increment `inc`, or a poisoning
+ * term (poison != 0, inc ignored). */
+EQ_HD static inline void eq_ord_push1(EqOrdRun1 *r, int64_t inc, int poison)
+{
+    int64_t d = r->d + inc;
+    int64_t lo = r->lo < d ? r->lo : d;
+    int64_t hi = r->hi > d ? r->hi : d;
+    if (poison || lo < -EQ_ORD_CAP || hi > EQ_ORD_CAP) {
+        r->d = 0;
+        r->lo = -EQ_ORD_POISON;
+        r->hi = EQ_ORD_POISON;
+    } else {
+        r->d = d;
+        r->lo = lo;
+        r->hi = hi;
+    }
+}
+
+EQ_HD static inline EqOrdRun1 eq_ord_compose1(EqOrdRun1 a, EqOrdRun1 b)
+{
+    EqOrdRun1 r;
+    int64_t lo = a.d + b.lo, hi = a.d + b.hi;
+    lo = a.lo < lo ? a.lo : lo;
+    hi = a.hi > hi ? a.hi : hi;
+    if (lo < -EQ_ORD_CAP || hi > EQ_ORD_CAP) {
+        r.d = 0;
+        r.lo = -EQ_ORD_POISON;
+        r.hi = EQ_ORD_POISON;
+    } else {
+        r.d = a.d + b.d;
+        r.lo = lo;
+        r.hi = hi;
+    }
+    return r;
+}
+
+EQ_HD static inline EqOrdRun eq_ord_run_from1(EqOrdRun1 a)
+{
+    EqOrdRun r;
+    int p;
+    for (p = 0; p < 2; p++) {
+        r.d[p] = a.d;
+        r.lo[p] = a.lo;
+        r.hi[p] = a.hi;
+    }
+    return r;
 }
 
 /* Applies run r, computed under the planned binade e, to the exact running

@@ -58,6 +58,34 @@ static int same_bits(double a, double b)
 /* 1. The one-term rule                                                 */
 
 static long term_samples, term_applied, term_ties_applied, term_mismatch;
+static long fast_ok, fast_slow, fast_poison, fast_mismatch;
+
+/* eq_ord_term_fast against eq_ord_term: "ok" exactly when the rule gives
+ * one increment for both parities (no exact half, x not subnormal), with
+ * that increment; "poison" exactly when the rule poisons. */
+static void fast_term(double x, int e)
+{
+    EqOrdRun r = eq_ord_term(x, e);
+    int64_t inc = 12345;
+    int a = eq_ord_term_fast(x, e, &inc);
+    int poisoned = r.lo[0] == -EQ_ORD_POISON && r.hi[0] == EQ_ORD_POISON;
+    int subnormal = ((eq_ord_bits(x) >> 52) & 0x7ff) == 0 && x != 0.0;
+    int ok;
+
+    if (poisoned)
+        ok = a == EQ_ORD_FAST_POISON;
+    else if (r.d[0] != r.d[1] || subnormal)
+        ok = a == EQ_ORD_FAST_SLOW;
+    else
+        ok = a == EQ_ORD_FAST_OK && inc == r.d[0];
+    fast_ok += a == EQ_ORD_FAST_OK;
+    fast_slow += a == EQ_ORD_FAST_SLOW;
+    fast_poison += a == EQ_ORD_FAST_POISON;
+    if (!ok && fast_mismatch++ < 10)
+        fprintf(stderr, "fast rule: x=%a e=%d: answer %d inc %lld, rule %lld/%lld%s\n", x, e,
+                a, (long long)inc, (long long)r.d[0], (long long)r.d[1],
+                poisoned ? " (poison)" : "");
+}
 
 static void one_term(double s, double x)
 {
@@ -67,6 +95,7 @@ static void one_term(double s, double x)
     int applied = eq_ord_apply(&t, &r, e);
     uint64_t wb = eq_ord_bits(want);
 
+    fast_term(x, e);
     term_samples++;
     if (applied) {
         term_applied++;
@@ -214,9 +243,31 @@ static int run_eq(const EqOrdRun *a, const EqOrdRun *b)
     return memcmp(a, b, sizeof *a) == 0;
 }
 
+/* The tie-free forms: when eq_ord_term_fast answers for every term, the
+ * run by eq_ord_push1 (and split, by eq_ord_compose1) is the pair run. */
+static int tie_free_run(const double *x, int n, int cut, int e, const EqOrdRun *want)
+{
+    EqOrdRun1 all = eq_ord_empty1(), left = eq_ord_empty1(), right = eq_ord_empty1();
+    EqOrdRun a, b;
+    int i;
+    for (i = 0; i < n; i++) {
+        int64_t inc = 0;
+        int ans = eq_ord_term_fast(x[i], e, &inc);
+        if (ans == EQ_ORD_FAST_SLOW)
+            return 0;
+        eq_ord_push1(&all, inc, ans == EQ_ORD_FAST_POISON);
+        eq_ord_push1(i < cut ? &left : &right, inc, ans == EQ_ORD_FAST_POISON);
+    }
+    a = eq_ord_run_from1(all);
+    b = eq_ord_run_from1(eq_ord_compose1(left, right));
+    CHECK(memcmp(&a, want, sizeof a) == 0);
+    CHECK(memcmp(&b, want, sizeof b) == 0);
+    return 1;
+}
+
 static void composition(long rounds)
 {
-    long k, applied = 0, refused = 0;
+    long k, applied = 0, refused = 0, tie_free = 0;
     for (k = 0; k < rounds; k++) {
         double x[40], s0, s, loop;
         EqOrdRun seq, tree[40], left, right, split;
@@ -254,6 +305,7 @@ static void composition(long rounds)
         split = eq_ord_compose(left, right);
         CHECK(run_eq(&seq, &tree[0]));
         CHECK(run_eq(&seq, &split));
+        tie_free += tie_free_run(x, n, cut, e, &seq);
 
         loop = eq_ordsum_loop(x, (size_t)n, 1, s0);
         s = s0;
@@ -267,6 +319,9 @@ static void composition(long rounds)
     /* both outcomes must occur, or the test proves little */
     CHECK(applied > rounds / 10);
     CHECK(refused > rounds / 20);
+    CHECK(tie_free > rounds / 10);
+    printf("composition: %ld rounds, %ld applied, %ld refused, %ld tie-free (single runs)\n",
+           rounds, applied, refused, tie_free);
 }
 
 /* ------------------------------------------------------------------ */
@@ -690,6 +745,11 @@ int main(void)
     CHECK(term_mismatch == 0);
     CHECK(term_applied > term_samples / 2);
     CHECK(term_ties_applied > term_samples / 20);
+    printf("fast rule: %ld ok, %ld slow, %ld poison, %ld mismatches\n", fast_ok, fast_slow,
+           fast_poison, fast_mismatch);
+    CHECK(fast_mismatch == 0);
+    CHECK(fast_ok > term_samples / 2);
+    CHECK(fast_slow > term_samples / 20);
 
     composition(200000);
     pipeline();
