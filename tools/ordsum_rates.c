@@ -34,7 +34,7 @@
  *     (eq_ordsum_walk's loop with eq_ord_walk_pieces' loop, counting);
  *   - a model of the CUDA walk (lib/cuda/ordsum.cu, ordsum.cuh on branch
  *     cuda): the plan from the device's prefix grouping and
- *     eq_ord_plan_binade(), zero chunks stepped over, and a failed chunk
+ *     eq_ord_plan_chunk(), zero chunks stepped over, and a failed chunk
  *     added by eqc_block_exact_add's algorithm (the run of the longest
  *     prefix that passes, then one plain add, repeated);
  * and CHECKs that all of them give the loop's bits (and, for SSIMULACRA2,
@@ -163,8 +163,8 @@ static double host_walk_counted(const double *x, size_t n, const int *plan,
 /* ord_plan_kernel (lib/cuda/ordsum.cu): 256 threads each add a stretch of
  * `per` chunk sums, an inclusive Hillis-Steele scan of the stretch totals,
  * the exclusive prefix as (inclusive - own total), thread 0 from 0.0, then
- * eq_ord_plan_binade() of the running prefix before each chunk. The same
- * double operations in the same order, so the same plan. */
+ * eq_ord_plan_chunk() of the running prefix before and after each chunk.
+ * The same double operations in the same order, so the same plan. */
 static void device_plan(const double *chunk_sum, size_t nch, int *plan)
 {
     enum { T = 256 };
@@ -188,8 +188,9 @@ static void device_plan(const double *chunk_sum, size_t nch, int *plan)
         size_t a = (size_t)t * per, b = a + per < nch ? a + per : nch;
         double prefix = t == 0 ? 0.0 : part[t] - local[t];
         for (size_t c = a; c < b; c++) {
-            plan[c] = eq_ord_plan_binade(prefix);
-            prefix += chunk_sum[c];
+            const double next = prefix + chunk_sum[c];
+            plan[c] = eq_ord_plan_chunk(prefix, next);
+            prefix = next;
         }
     }
 }

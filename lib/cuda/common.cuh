@@ -148,6 +148,7 @@ struct EqCuda {
     int table_next;       /* next free slot; reset per frame */
     EqcSumScratch last_sums;
     int walk_none_plan;   /* test: plan every chunk "term by term" */
+    int runs_no_fast;     /* test: chunk runs without the tie-free fast path */
     int walk_planned;     /* failing chunks: planned pass first (EQ_CUDA_WALK_ENV) */
 
     EqcResults *dres;     /* device results */

@@ -97,8 +97,13 @@ int eq_cuda_stage_s2_blur_terms(EqCuda *cuda, const double *x1, const double *x2
  * it. Terms are host arrays read as x[i * stride]. sums[i] gets sum i (in
  * the scorer's sum mode); with `partials`, every chunk's intermediate
  * results, the cases' chunks one after another (see
- * eq_cuda_stage_ordsum_chunks). none_plan: every chunk planned "term by
- * term" (a wrong plan must cost time, never bits). */
+ * eq_cuda_stage_ordsum_chunks). flags: EQ_CUDA_STAGE_SUM_NONE_PLAN plans
+ * every chunk "term by term" (a wrong plan must cost time, never bits);
+ * EQ_CUDA_STAGE_SUM_PAIRS forms every chunk run with the parity-pair
+ * functions, without the tie-free fast path (both must give the host's
+ * runs). */
+#define EQ_CUDA_STAGE_SUM_NONE_PLAN 1
+#define EQ_CUDA_STAGE_SUM_PAIRS 2
 typedef struct EqCudaSumCase {
     const double *x;
     size_t n;
@@ -126,7 +131,7 @@ typedef struct EqCudaSumPartials {
 
 /* Chunks of case i (an empty sum has one empty chunk). */
 size_t eq_cuda_stage_ordsum_chunks(size_t n);
-int eq_cuda_stage_ordsum(EqCuda *cuda, const EqCudaSumCase *cases, int ncases, int none_plan,
+int eq_cuda_stage_ordsum(EqCuda *cuda, const EqCudaSumCase *cases, int ncases, int flags,
                          double *sums, EqCudaSumPartials *partials);
 
 #ifdef __cplusplus

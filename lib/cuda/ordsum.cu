@@ -24,78 +24,163 @@ static __device__ __forceinline__ int sum_of_chunk(const EqcSumTable *t, long lo
     return lo;
 }
 
-static __device__ __forceinline__ double term_of(int kind, double x)
+/* The term of kind `kind` (EQC_TERM_*) on K values in place, the
+ * (block-uniform) kind tested once: the loads before it then issue
+ * together instead of one branch at a time. A value 0.0 stays +0.0 for
+ * every kind. */
+template <int K>
+static __device__ __forceinline__ void terms_of(int kind, double v[K])
 {
     switch (kind) {
-    case EQC_TERM_QUARTIC: return eq_s2_quartic(x);
-    case EQC_TERM_ARTIFACT: return eq_s2_artifact(x);
-    case EQC_TERM_ARTIFACT4: return eq_s2_quartic(eq_s2_artifact(x));
-    case EQC_TERM_DETAIL: return eq_s2_detail(x);
-    case EQC_TERM_DETAIL4: return eq_s2_quartic(eq_s2_detail(x));
-    default: return x;
+    case EQC_TERM_QUARTIC:
+#pragma unroll
+        for (int j = 0; j < K; j++)
+            v[j] = eq_s2_quartic(v[j]);
+        break;
+    case EQC_TERM_ARTIFACT:
+#pragma unroll
+        for (int j = 0; j < K; j++)
+            v[j] = eq_s2_artifact(v[j]);
+        break;
+    case EQC_TERM_ARTIFACT4:
+#pragma unroll
+        for (int j = 0; j < K; j++)
+            v[j] = eq_s2_quartic(eq_s2_artifact(v[j]));
+        break;
+    case EQC_TERM_DETAIL:
+#pragma unroll
+        for (int j = 0; j < K; j++)
+            v[j] = eq_s2_detail(v[j]);
+        break;
+    case EQC_TERM_DETAIL4:
+#pragma unroll
+        for (int j = 0; j < K; j++)
+            v[j] = eq_s2_quartic(eq_s2_detail(v[j]));
+        break;
+    default:
+        break;
     }
 }
 
+/* Terms past the end are 0.0 (and not counted in *nt). The loads read a
+ * clamped index (the last term) and select, so that they carry no branch. */
 static __device__ __forceinline__ void load_terms(const EqcSumDesc &d, long long c,
                                                   double v[EQC_ORD_TPL], int *nt)
 {
     long long i0 = c * EQC_ORD_CHUNK + (long long)threadIdx.x * EQC_ORD_TPL;
     int k = 0;
+#pragma unroll
     for (int j = 0; j < EQC_ORD_TPL; j++) {
         long long i = i0 + j;
-        v[j] = 0.0;
-        if (i < d.n) {
-            v[j] = term_of(d.kind, d.x[i * d.stride]);
-            k++;
-        }
+        v[j] = d.n > 0 ? d.x[(i < d.n ? i : d.n - 1) * d.stride] : 0.0;
+        v[j] = i < d.n ? v[j] : 0.0;
+        k += i < d.n;
     }
+    terms_of<EQC_ORD_TPL>(d.kind, v);
     *nt = k;
 }
 
-/* Approximate sum of each chunk, in eq_ordsum_chunk_sums()'s grouping:
- * lanes in order over their terms, the ordered tree inside each group of
- * 64 lanes, the groups in order. */
-__global__ void __launch_bounds__(EQC_ORD_LANES)
-ord_chunk_sums_kernel(const EqcSumTable *t, double *chunk_sum, unsigned char *zero)
+#define RUNS_WARPS 4
+#define RUNS_ROW (32 + 1)
+
+/* One warp's chunk of terms (count >= 1 of them) into its shared rows: 16
+ * loads of a lane in flight at once (clamped index, no branch), twice, the
+ * terms formed after; terms past the end are 0.0. Lane l then finds the
+ * chunk's terms 32l .. 32l+31 at st + l * RUNS_ROW (rows of 33 doubles: the
+ * stores and the lanes' reads are free of bank conflicts). */
+static __device__ __forceinline__ void stage_chunk(const EqcSumDesc &d, long long first,
+                                                   int count, double *st, int lane)
 {
-    __shared__ double group[EQC_ORD_LANES / 64 * 2];
-    const long long g = blockIdx.x;
+    const double *x = d.x + first * d.stride;
+#pragma unroll
+    for (int h = 0; h < 32; h += 16) {
+        double raw[16];
+#pragma unroll
+        for (int j = 0; j < 16; j++) {
+            const int i = (h + j) * 32 + lane;
+            raw[j] = x[(long long)(i < count ? i : count - 1) * d.stride];
+            raw[j] = i < count ? raw[j] : 0.0;
+        }
+        terms_of<16>(d.kind, raw);
+#pragma unroll
+        for (int j = 0; j < 16; j++)
+            st[(h + j) * RUNS_ROW + lane] = raw[j];
+    }
+    __syncwarp();
+}
+
+/* Approximate sum of each chunk, in eq_ordsum_chunk_sums()'s grouping: the
+ * chunk's 256 "lanes" of 4 terms each add their terms in order from 0.0,
+ * the ordered tree inside each group of 64 lanes, the groups in order from
+ * 0.0. One warp per chunk: lane l holds the lanes 8l .. 8l+7 (the chunk's
+ * terms 32l .. 32l+31) and does the tree's first three steps itself, the
+ * next three across lanes (a group of 64 lanes is 8 warp lanes). */
+__global__ void __launch_bounds__(32 * RUNS_WARPS, 6)
+ord_chunk_sums_kernel(const EqcSumTable *t, double *chunk_sum, unsigned char *zero,
+                      long long total)
+{
+    __shared__ double stage[RUNS_WARPS][32 * RUNS_ROW];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const long long g = (long long)blockIdx.x * RUNS_WARPS + warp;
+    if (g >= total)
+        return; /* whole warps only: no block barrier below */
     const int s = sum_of_chunk(t, g);
     const EqcSumDesc d = t->d[s];
-    const long long c = g - t->chunk_off[s];
-    double v[EQC_ORD_TPL];
-    int nt;
-
-    load_terms(d, c, v, &nt);
-    double ls = 0.0;
-    int nonzero = 0;
-    for (int j = 0; j < EQC_ORD_TPL; j++)
-        if (j < nt) {
-            ls += v[j];
-            nonzero |= v[j] != 0.0;
+    const long long first = (g - t->chunk_off[s]) * EQC_ORD_CHUNK;
+    const int count = d.n - first < EQC_ORD_CHUNK ? (int)(d.n - first) : EQC_ORD_CHUNK;
+    if (count <= 0) {
+        /* an empty sum's one chunk */
+        if (lane == 0) {
+            chunk_sum[g] = 0.0;
+            zero[g] = 1;
         }
-    nonzero = __syncthreads_or(nonzero);
-    /* tree inside 32 lanes, then warp pairs (64 lanes) */
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    for (int k = 1; k < 32; k *= 2) {
-        double o = __shfl_down_sync(0xffffffffu, ls, k);
-        if ((lane & (2 * k - 1)) == 0)
-            ls += o;
+        return;
     }
-    if (lane == 0)
-        group[warp] = ls;
-    __syncthreads();
-    if (threadIdx.x == 0) {
+    double *st = stage[warp];
+    stage_chunk(d, first, count, st, lane);
+    const double *mine = st + lane * RUNS_ROW;
+    double ls[8];
+    int nonzero = 0;
+#pragma unroll
+    for (int i = 0; i < 8; i++) {
+        double a = 0.0;
+#pragma unroll
+        for (int j = 0; j < EQC_ORD_TPL; j++) {
+            const double v = mine[i * EQC_ORD_TPL + j];
+            a += v; /* past the end: lane sums of 0.0 terms, as the host's */
+            nonzero |= v != 0.0;
+        }
+        ls[i] = a;
+    }
+    /* steps 1, 2, 4 of the tree inside the lane, 8, 16, 32 across lanes */
+#pragma unroll
+    for (int k = 1; k < 8; k *= 2)
+#pragma unroll
+        for (int i = 0; i + k < 8; i += 2 * k)
+            ls[i] += ls[i + k];
+    double gsum = ls[0];
+    for (int k = 1; k < 8; k *= 2) {
+        const double o = __shfl_down_sync(0xffffffffu, gsum, k);
+        if ((lane & (2 * k - 1)) == 0)
+            gsum += o;
+    }
+    nonzero = __any_sync(0xffffffffu, nonzero);
+    const double g1 = __shfl_sync(0xffffffffu, gsum, 8), g2 = __shfl_sync(0xffffffffu, gsum, 16),
+                 g3 = __shfl_sync(0xffffffffu, gsum, 24);
+    if (lane == 0) {
         double acc = 0.0;
-        for (int w = 0; w < EQC_ORD_WARPS; w += 2)
-            acc += group[w] + group[w + 1];
+        acc += gsum;
+        acc += g1;
+        acc += g2;
+        acc += g3;
         chunk_sum[g] = acc;
         zero[g] = !nonzero;
     }
 }
 
-/* Per sum: the plan (binade of the approximate prefix before each chunk;
- * the scan's grouping is advice) or, in tree mode, the tree total. */
+/* Per sum: the plan (eq_ord_plan_chunk of the approximate prefixes before
+ * and after each chunk, as the host pipeline plans; the scan's grouping is
+ * advice) or, in tree mode, the tree total. */
 __global__ void __launch_bounds__(EQC_ORD_LANES)
 ord_plan_kernel(const EqcSumTable *t, const double *chunk_sum, int *plan, double *out,
                 int tree_mode)
@@ -131,39 +216,126 @@ ord_plan_kernel(const EqcSumTable *t, const double *chunk_sum, int *plan, double
     if (threadIdx.x == 0)
         prefix = 0.0;
     for (long long c = a; c < b; c++) {
-        plan[off + c] = eq_ord_plan_binade(prefix);
-        prefix += chunk_sum[off + c];
+        const double next = prefix + chunk_sum[off + c];
+        plan[off + c] = eq_ord_plan_chunk(prefix, next);
+        prefix = next;
     }
 }
 
-/* Per chunk: lanes compose their terms in order under the chunk's binade,
- * the lanes by the ordered tree (eq_ordsum_chunk_runs()). */
-__global__ void __launch_bounds__(EQC_ORD_LANES)
-ord_chunk_runs_kernel(const EqcSumTable *t, const int *plan, EqOrdRun *runs)
+/* Per chunk: its run under the chunk's binade. Composition is associative
+ * (docs/ordered-sum.md), so the run's bits do not depend on the grouping:
+ * here one warp takes one chunk, lane l composes the chunk's terms
+ * 32l .. 32l+31 in order, and the lanes are composed by eq_ord_tree's
+ * pairing. The terms are read with coalesced loads into shared memory (row
+ * of 33 doubles per 32 terms, so that both the loads' and the lanes' reads
+ * are free of bank conflicts).
+ *
+ * Tie-free fast path: a term that is not an exact half under the binade has
+ * one increment for both parities (eq_ord_term_fast, a few floating-point
+ * operations instead of 64-bit shifts), so a chunk without such a term has
+ * a run with equal entries for both parities, formed as eq_ord_push1 /
+ * eq_ord_compose1 form it (one int64 triple instead of two). When any lane
+ * finds a tie (or a subnormal term), the whole warp forms the chunk's run
+ * again with the pair functions.
+ * Both give the host pipeline's eq_ordsum_chunk_runs() bits (checkkernels). */
+static __device__ __forceinline__ EqOrdRun1 shfl_down1(const EqOrdRun1 &r, int k)
 {
-    __shared__ EqOrdRun sh[EQC_ORD_WARPS];
-    const long long g = blockIdx.x;
+    EqOrdRun1 o;
+    o.d = __shfl_down_sync(0xffffffffu, r.d, k);
+    o.lo = __shfl_down_sync(0xffffffffu, r.lo, k);
+    o.hi = __shfl_down_sync(0xffffffffu, r.hi, k);
+    return o;
+}
+
+/* One term on the fast path (eq_ord_term_fast): the running prefix of the
+ * increments with its lowest and highest value; a poisoning term and an
+ * exact half (or subnormal term) are only noted. The lane's run is then
+ * eq_ord_push1's result from the empty run: the same prefixes, and
+ * poisoned exactly when a term poisons or a prefix leaves +-EQ_ORD_CAP
+ * (push1 poisons at the first such event and stays poisoned). */
+struct LaneFast {
+    int64_t d, lo, hi;
+    int poison, slow;
+};
+
+static __device__ __forceinline__ void push_fast(LaneFast *l, double x, int e)
+{
+    int64_t inc = 0;
+    const int a = eq_ord_term_fast(x, e, &inc);
+    l->poison |= a == EQ_ORD_FAST_POISON;
+    l->slow |= a == EQ_ORD_FAST_SLOW;
+    l->d += a == EQ_ORD_FAST_OK ? inc : 0;
+    l->lo = l->lo < l->d ? l->lo : l->d;
+    l->hi = l->hi > l->d ? l->hi : l->d;
+}
+
+__global__ void __launch_bounds__(32 * RUNS_WARPS, 6)
+ord_chunk_runs_kernel(const EqcSumTable *t, const int *plan, EqOrdRun *runs, long long total,
+                      int no_fast)
+{
+    __shared__ double stage[RUNS_WARPS][32 * RUNS_ROW];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const long long g = (long long)blockIdx.x * RUNS_WARPS + warp;
+    if (g >= total)
+        return; /* whole warps only: no block barrier below */
     const int s = sum_of_chunk(t, g);
     const EqcSumDesc d = t->d[s];
     const long long c = g - t->chunk_off[s];
     const int e = plan[g];
     if (e == EQ_ORD_NONE) {
-        if (threadIdx.x == 0)
+        if (lane == 0)
             runs[g] = eq_ord_poison();
         return;
     }
-    double v[EQC_ORD_TPL];
-    int nt;
-    load_terms(d, c, v, &nt);
-    /* eq_ord_run_terms' composition from the empty run; the first step,
-     * compose(empty, t), is t itself (a term's entries are within +-2^53
-     * or poisoned), so it starts from the first term's run. */
-    EqOrdRun r = nt > 0 ? eq_ord_term(v[0], e) : eq_ord_empty();
-    for (int j = 1; j < EQC_ORD_TPL; j++)
-        if (j < nt)
-            r = eq_ord_compose(r, eq_ord_term(v[j], e));
-    r = eqc_block_tree(r, sh);
-    if (threadIdx.x == 0)
+    const long long first = c * EQC_ORD_CHUNK;
+    const int count = d.n - first < EQC_ORD_CHUNK ? (int)(d.n - first) : EQC_ORD_CHUNK;
+    if (count <= 0) {
+        /* an empty sum's chunk (planned "none" by its zero prefix anyway) */
+        if (lane == 0)
+            runs[g] = eq_ord_empty();
+        return;
+    }
+    double *st = stage[warp];
+    stage_chunk(d, first, count, st, lane);
+    const double *mine = st + lane * RUNS_ROW;
+    const int nt = min(max(count - lane * 32, 0), 32);
+
+    LaneFast lf = { 0, EQ_ORD_POISON, -EQ_ORD_POISON, 0, 0 };
+    if (nt == 32) {
+        /* unrolled: the terms' rules overlap, only the prefix is a chain */
+#pragma unroll
+        for (int k = 0; k < 32; k++)
+            push_fast(&lf, mine[k], e);
+    } else {
+        for (int k = 0; k < nt; k++)
+            push_fast(&lf, mine[k], e);
+    }
+    EqOrdRun1 r1 = { lf.d, lf.lo, lf.hi }; /* the empty run when nt == 0 */
+    if (lf.poison || lf.lo < -EQ_ORD_CAP || lf.hi > EQ_ORD_CAP) {
+        r1.d = 0;
+        r1.lo = -EQ_ORD_POISON;
+        r1.hi = EQ_ORD_POISON;
+    }
+    EqOrdRun r;
+    if (!__any_sync(0xffffffffu, lf.slow | no_fast)) {
+        for (int k = 1; k < 32; k *= 2) {
+            EqOrdRun1 o = shfl_down1(r1, k);
+            if ((lane & (2 * k - 1)) == 0)
+                r1 = eq_ord_compose1(r1, o);
+        }
+        r = eq_ord_run_from1(r1);
+    } else {
+        /* a tie somewhere in the chunk: the pair path for the whole warp */
+        r = eq_ord_empty();
+        for (int k = 0; k < nt; k++)
+            r = eq_ord_compose(r, eq_ord_term(mine[k], e));
+        for (int k = 1; k < 32; k *= 2) {
+            EqOrdRun o = eqc_shfl_down(r, k);
+            if ((lane & (2 * k - 1)) == 0)
+                r = eq_ord_compose(r, o);
+        }
+    }
+    if (lane == 0)
         runs[g] = r;
 }
 
@@ -369,15 +541,17 @@ int eqc_sums_launch(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double *do
 
         EQC_CHECK(cuda, EQC_SITE_COPY,
                   cudaMemcpyAsync(dt, ht, sizeof(*ht), cudaMemcpyHostToDevice, stream));
-        ord_chunk_sums_kernel<<<(unsigned)total, EQC_ORD_LANES, 0, stream>>>(dt, chunk_sum,
-                                                                              zero);
+        ord_chunk_sums_kernel<<<(unsigned)((total + RUNS_WARPS - 1) / RUNS_WARPS),
+                                32 * RUNS_WARPS, 0, stream>>>(dt, chunk_sum, zero, total);
         EQC_CHECK_LAUNCH(cuda, "ord_chunk_sums_kernel");
         const int tree = cuda->sum_mode == EQ_CUDA_SUM_TREE;
         ord_plan_kernel<<<nsums, EQC_ORD_LANES, 0, stream>>>(dt, chunk_sum, plan, dout, tree);
         EQC_CHECK_LAUNCH(cuda, "ord_plan_kernel");
         if (tree)
             return 0;
-        ord_chunk_runs_kernel<<<(unsigned)total, EQC_ORD_LANES, 0, stream>>>(dt, plan, runs);
+        ord_chunk_runs_kernel<<<(unsigned)((total + RUNS_WARPS - 1) / RUNS_WARPS),
+                                32 * RUNS_WARPS, 0, stream>>>(dt, plan, runs, total,
+                                                              cuda->runs_no_fast);
         EQC_CHECK_LAUNCH(cuda, "ord_chunk_runs_kernel");
         ord_segments_kernel<<<(unsigned)groups, EQC_ORD_SEG, 0, stream>>>(dt, plan, runs, seg,
                                                                           seg_len);
@@ -401,12 +575,13 @@ extern "C" size_t eq_cuda_stage_ordsum_chunks(size_t n)
 }
 
 extern "C" int eq_cuda_stage_ordsum(EqCuda *cuda, const EqCudaSumCase *cases, int ncases,
-                                    int none_plan, double *sums,
+                                    int flags, double *sums,
                                     EqCudaSumPartials *partials)
 {
     EqcSumDesc desc[EQC_MAX_SUMS];
     size_t total_terms = 0, off = 0;
     int err = 0;
+    const int none_plan = flags & EQ_CUDA_STAGE_SUM_NONE_PLAN;
 
     if (ncases <= 0 || ncases > EQC_MAX_SUMS)
         return EQ_ERR_INVALID_ARGUMENT;
@@ -432,8 +607,10 @@ extern "C" int eq_cuda_stage_ordsum(EqCuda *cuda, const EqCudaSumCase *cases, in
     }
     cuda->table_next = 0;
     cuda->walk_none_plan = none_plan;
+    cuda->runs_no_fast = !!(flags & EQ_CUDA_STAGE_SUM_PAIRS);
     err = eqc_sums_launch(cuda, desc, ncases, cuda->dres->sums, cuda->stream);
     cuda->walk_none_plan = 0;
+    cuda->runs_no_fast = 0;
     if (err < 0)
         goto fail;
     EQC_CHECK(cuda, EQC_SITE_COPY,

@@ -11,15 +11,19 @@
  * where a partial result is compared with the host pipeline
  * (lib/exact/ordsum_host.c) the grouping is the host's too:
  *
- *   chunk_sums  one block per chunk of 1024 terms (256 lanes x 4): each lane
- *               adds its 4 terms in order, lanes by the ordered tree in
+ *   chunk_sums  one warp per chunk of 1024 terms (256 "lanes" x 4): each
+ *               lane's 4 terms in order, the lanes by the ordered tree in
  *               groups of 64, groups in order: eq_ordsum_chunk_sums()'s
  *               grouping, so the approximate sums are the same bits.
  *   plan        one block per sum: an approximate prefix (a block scan, any
- *               grouping is advice) and eq_ord_plan_binade() per chunk.
- *   chunk_runs  one block per chunk: each lane composes its 4 terms under
- *               the chunk's binade, lanes by the ordered tree
- *               (eq_ord_tree's pairing, as in eq_ordsum_chunk_runs()).
+ *               grouping is advice) and eq_ord_plan_chunk() per chunk (the
+ *               prefixes before and after it), as the host plans.
+ *   chunk_runs  one warp per chunk: lane l composes the terms 32l..32l+31,
+ *               the lanes by eq_ord_tree's pairing (composition is
+ *               associative, so the run is eq_ordsum_chunk_runs()'s). A
+ *               chunk without an exact half under its binade takes the
+ *               tie-free path (eq_ord_term_fast, one increment per term);
+ *               a chunk with one is formed again with the pair functions.
  *   segments    one block per aligned group of 64 chunks: the stretches of
  *               one planned binade, each by the ordered tree from its head
  *               (eq_ordsum_segment_runs()).
@@ -82,35 +86,6 @@ static __device__ __forceinline__ EqOrdRun eqc_shfl_up(const EqOrdRun &r, int k)
         o.hi[p] = __shfl_up_sync(0xffffffffu, r.hi[p], k);
     }
     return o;
-}
-
-/*
- * The ordered tree over the block's 256 lanes with eq_ord_tree()'s pairing
- * (at step k, lane i, a multiple of 2k, takes lane i + k). The result is
- * valid in thread 0. `sh` holds EQC_ORD_WARPS runs.
- */
-static __device__ __forceinline__ EqOrdRun eqc_block_tree(EqOrdRun r, EqOrdRun *sh)
-{
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    for (int k = 1; k < 32; k *= 2) {
-        EqOrdRun o = eqc_shfl_down(r, k);
-        if ((lane & (2 * k - 1)) == 0)
-            r = eq_ord_compose(r, o);
-    }
-    if (lane == 0)
-        sh[warp] = r;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        EqOrdRun w[EQC_ORD_WARPS];
-        for (int i = 0; i < EQC_ORD_WARPS; i++)
-            w[i] = sh[i];
-        for (int k = 1; k < EQC_ORD_WARPS; k *= 2)
-            for (int i = 0; i + k < EQC_ORD_WARPS; i += 2 * k)
-                w[i] = eq_ord_compose(w[i], w[i + k]);
-        r = w[0];
-    }
-    __syncthreads();
-    return r;
 }
 
 /* Inclusive ordered scan over the block's lanes (lane i gets the run of

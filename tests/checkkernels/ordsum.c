@@ -8,6 +8,12 @@
  * in one launch, as a metric sends them. The plan is advice: its entries
  * are compared with the host's for information only, and a run with every
  * chunk planned "term by term" must give the same bits.
+ *
+ * The chunk runs are formed twice: with the device's tie-free fast path
+ * (a chunk with no exact half under its binade composes one increment per
+ * term) and with EQ_CUDA_STAGE_SUM_PAIRS (every chunk by the parity-pair
+ * functions); both must be the host's runs, and the inputs must contain
+ * chunks of both kinds (counted on the host).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -88,7 +94,7 @@ void ck_ordsum(CkContext *ck)
     int nsizes = ck->full ? 11 : ck->quick ? 7 : 9;
     uint64_t rng = ck->seed ^ 0x4f5244ull;
     const EqOrdLayout *lay = &eq_ordsum_default_layout;
-    long plan_diff = 0, plan_total = 0;
+    long plan_diff = 0, plan_total = 0, tie_chunks = 0, free_chunks = 0;
 
     for (int kind = 0; kind < 13; kind++) {
         /* all sizes of one kind in one launch, with strides 1 and 3 */
@@ -120,13 +126,15 @@ void ck_ordsum(CkContext *ck)
             part[r].runs = calloc(chunks, sizeof(EqOrdRun));
             part[r].seg = calloc(chunks, sizeof(EqOrdRun));
             part[r].seg_len = calloc(chunks, sizeof(int));
-            int err = eq_cuda_stage_ordsum(ck->cuda, cases, nc, 0, sums[r], &part[r]);
+            int err = eq_cuda_stage_ordsum(ck->cuda, cases, nc,
+                                           r ? EQ_CUDA_STAGE_SUM_PAIRS : 0, sums[r], &part[r]);
             if (err < 0) {
                 ck_error(ck, "eq_cuda_stage_ordsum", err);
                 return;
             }
         }
-        int err = eq_cuda_stage_ordsum(ck->cuda, cases, nc, 1, none_sums, NULL);
+        int err = eq_cuda_stage_ordsum(ck->cuda, cases, nc, EQ_CUDA_STAGE_SUM_NONE_PLAN,
+                                       none_sums, NULL);
         if (err < 0)
             ck_error(ck, "eq_cuda_stage_ordsum (plan none)", err);
 
@@ -167,6 +175,20 @@ void ck_ordsum(CkContext *ck)
                 const int *dplan = part[0].plan + c0;
                 eq_ordsum_chunk_runs(cases[i].x, n, cases[i].stride, lay, dplan, runs, lanes);
                 eq_ordsum_segment_runs(runs, dplan, nch, lay, seg, seg_len, scr);
+                /* which path the fast kernel takes for each chunk */
+                for (size_t c = 0; c < nch; c++) {
+                    int e = dplan[c], tie = 0;
+                    if (e == EQ_ORD_NONE)
+                        continue;
+                    for (size_t k = c * 1024; k < n && k < (c + 1) * 1024; k++) {
+                        EqOrdRun t = eq_ord_term(cases[i].x[k * (size_t)cases[i].stride], e);
+                        tie |= t.d[0] != t.d[1];
+                    }
+                    if (tie)
+                        tie_chunks++;
+                    else
+                        free_chunks++;
+                }
                 int bad_runs = 0, bad_seg = 0;
                 for (size_t c = 0; c < nch; c++)
                     for (int r = 0; r < 2; r++) {
@@ -202,6 +224,12 @@ void ck_ordsum(CkContext *ck)
             free(mem[i]);
     }
     printf("  ordsum: device plan differs from the host's sequential-prefix plan in "
-           "%ld of %ld chunks (advice only)\n",
-           plan_diff, plan_total);
+           "%ld of %ld chunks (advice only); chunk runs: %ld with a tie (pair path), "
+           "%ld tie-free (fast path)\n",
+           plan_diff, plan_total, tie_chunks, free_chunks);
+    {
+        int both = tie_chunks > 0 && free_chunks > 0, one = 1;
+        ck_same(ck, "chunks of both paths (with and without ties) were checked", &both, &one,
+                sizeof(int));
+    }
 }
