@@ -13,12 +13,15 @@
  *               chosen as eq_s2_to_linear_c chooses them)
  *   downsample  one thread per output (eq_s2_box4, edges repeated)
  *   xyb         one thread per pixel of both frames (eq_s2_xyb)
- *   blur_h      one warp per 32 rows of one map (mu1, mu2, s11, s22, s12)
- *               of one channel, a lane per row running eq_s2_rg_step; its
- *               inputs (the products x1 x1, x2 x2, x1 x2 formed in double
- *               and rounded to float, as eq_s2_blur_h_c reads them) staged
- *               in shared memory 32 steps at a time. Outputs are floats (the
- *               C stage stores the same floats widened to double).
+ *   blur_h      one block per 32 rows of one channel, a warp per map (mu1,
+ *               mu2, s11, s22, s12), a lane per row running eq_s2_rg_step;
+ *               the block reads x1 and x2 once for the five maps, 32 columns
+ *               ahead into registers (the loads of the next tile in flight
+ *               while this tile's 32 steps run), and forms the maps' inputs
+ *               (the products formed in double and rounded to float, as
+ *               eq_s2_blur_h_c reads them) in shared memory. Outputs are
+ *               floats (the C stage stores the same floats widened to
+ *               double).
  *   blur_v      one thread per column, map and channel, down the column.
  *   terms       one thread per pixel: eq_s2_ssim_d and eq_s2_edge_d1 from
  *               the blurred values widened to double.
@@ -121,64 +124,100 @@ static __device__ __forceinline__ float blur_input(int m, double a, double b)
 
 #define S2_TILE 32
 
-/* Rows: one warp per 32 rows of one map of one channel; lane = row. The
- * inputs of 32 steps (columns k0-6 .. k0+35) are staged in shared memory
- * with coalesced loads, each lane runs its row's recursion over them
- * (eq_s2_rg_step, left = in[k-6], right = in[k+4], 0 outside the row), and
- * the 32 outputs per row leave through shared memory with coalesced
- * stores. tmp: float plane (c * 5 + m). */
-__global__ void __launch_bounds__(32)
+/* Rows: one block per 32 rows of one channel, one warp per map (5 warps),
+ * lane = row. Step k reads left = in[k - N - 1] and right = in[k + N - 1]
+ * (0 outside the row). A tile of 32 steps (k0 .. k0+31) reads the inputs
+ * of columns k0-N-1 .. k0+N+30 (42 columns; shared row of 43 floats per
+ * map): the first 2N are the last 2N of the tile before (0 before the
+ * row), the other 32 are new. The new columns are read ONCE for the five
+ * maps: the block loads x1 and x2 of the next tile into registers (each
+ * load a coalesced row piece) before this tile's recursions run, so their
+ * latency hides behind the 32 steps, and forms the five maps' inputs from
+ * them (blur_input). Each lane runs its row's recursion (eq_s2_rg_step)
+ * and leaves output j in place of input j, which no later step of the tile
+ * reads; the 32 outputs per row then leave with coalesced stores.
+ * tmp: float plane (c * 5 + m). */
+#define S2_MAPS 5
+#define S2_FILL ((S2_TILE * S2_TILE + S2_MAPS * 32 - 1) / (S2_MAPS * 32))
+
+__global__ void __launch_bounds__(32 * S2_MAPS, 2)
 s2_blur_h_kernel(const double *xyb, int w, int h, float *tmp)
 {
-    __shared__ float in[S2_TILE][S2_TILE + 11];
-    __shared__ float out[S2_TILE][S2_TILE + 1];
-    const int lane = threadIdx.x, y0 = blockIdx.x * S2_TILE, m = blockIdx.y, c = blockIdx.z;
+    enum { N = EQ_S2_RG_RADIUS, CARRY = 2 * EQ_S2_RG_RADIUS, PITCH = S2_TILE + 11 };
+    __shared__ float in[S2_MAPS][S2_TILE][PITCH];
+    const int tid = threadIdx.x, lane = tid & 31, m = tid >> 5;
+    const int y0 = blockIdx.x * S2_TILE, c = blockIdx.y;
     const size_t n = (size_t)w * h;
     const double *x1 = xyb + (size_t)c * n, *x2 = xyb + (size_t)(3 + c) * n;
     float *o = tmp + (size_t)(c * 5 + m) * n;
-    const int N = EQ_S2_RG_RADIUS;
     float p1 = 0.0f, p3 = 0.0f, p5 = 0.0f, pp1 = 0.0f, pp3 = 0.0f, pp5 = 0.0f;
+    double av[S2_FILL], bv[S2_FILL];
 
+    /* the new columns of tile k0: k0 + N - 1 + q (never negative), element
+     * f = tid + 160 u of the 32 x 32 new inputs (row f / 32, q = f % 32);
+     * 0 outside the frame (and blur_input of 0, 0 is 0 for every map) */
+#define S2_BLUR_H_LOAD(k0)                                                                \
+    do {                                                                                  \
+        _Pragma("unroll") for (int u = 0; u < S2_FILL; u++)                               \
+        {                                                                                 \
+            const int f_ = tid + 32 * S2_MAPS * u, r_ = f_ >> 5;                          \
+            const int col_ = (k0) + N - 1 + (f_ & 31);                                    \
+            const int ok_ = f_ < S2_TILE * S2_TILE && y0 + r_ < h && col_ < w;            \
+            const size_t i_ = ok_ ? (size_t)(y0 + r_) * w + col_ : 0;                     \
+            av[u] = x1[i_];                                                               \
+            bv[u] = x2[i_];                                                               \
+            av[u] = ok_ ? av[u] : 0.0;                                                    \
+            bv[u] = ok_ ? bv[u] : 0.0;                                                    \
+        }                                                                                 \
+    } while (0)
+
+    for (int q = 0; q < CARRY; q++)
+        in[m][lane][q] = 0.0f;
+    S2_BLUR_H_LOAD(-N + 1);
     for (int k0 = -N + 1; k0 < w; k0 += S2_TILE) {
-        /* 32 rows x 42 columns; element e = lane + 32 t, t < 42, in groups
-         * of 6 loads per lane issued together (latency, not bandwidth, is
-         * what a one-warp block waits on). Maps 0 and 1 read one plane. */
-        enum { COLS = S2_TILE + 2 * EQ_S2_RG_RADIUS, GROUP = 6 };
-#pragma unroll 1
-        for (int t0 = 0; t0 < COLS; t0 += GROUP) {
-            double av[GROUP], bv[GROUP];
-            int slot[GROUP], ok[GROUP];
-#pragma unroll
-            for (int u = 0; u < GROUP; u++) {
-                const int e = lane + 32 * (t0 + u);
-                const int r = e / COLS, q = e - r * COLS;
-                const int y = y0 + r, col = k0 - N - 1 + q;
-                ok[u] = y < h && col >= 0 && col < w;
-                const size_t i = ok[u] ? (size_t)y * w + col : 0;
-                av[u] = ok[u] && m != 1 ? x1[i] : 0.0;
-                bv[u] = ok[u] && m != 0 ? x2[i] : 0.0;
-                slot[u] = r * (S2_TILE + 11) + q;
-            }
-#pragma unroll
-            for (int u = 0; u < GROUP; u++)
-                (&in[0][0])[slot[u]] = ok[u] ? blur_input(m, av[u], bv[u]) : 0.0f;
+        if (k0 != -N + 1) {
+            /* the last 2N columns of the tile before, row = lane */
+            for (int q = 0; q < CARRY; q++)
+                in[m][lane][q] = in[m][lane][S2_TILE + q];
         }
-        __syncwarp();
-        for (int j = 0; j < S2_TILE; j++) {
-            /* step k = k0 + j: left = in[k - N - 1] (q = j), right =
-             * in[k + N - 1] (q = j + 2N) */
-            float v = eq_s2_rg_step(&p1, &p3, &p5, &pp1, &pp3, &pp5, in[lane][j],
-                                    in[lane][j + 2 * N]);
-            out[lane][j] = v;
+        __syncthreads(); /* every warp's stores of the tile before are done */
+#pragma unroll
+        for (int u = 0; u < S2_FILL; u++) {
+            const int f = tid + 32 * S2_MAPS * u;
+            if (f < S2_TILE * S2_TILE) {
+                const int r = f >> 5, q = CARRY + (f & 31);
+#pragma unroll
+                for (int mm = 0; mm < S2_MAPS; mm++)
+                    in[mm][r][q] = blur_input(mm, av[u], bv[u]);
+            }
+        }
+        __syncthreads();
+        if (k0 + S2_TILE < w)
+            S2_BLUR_H_LOAD(k0 + S2_TILE);
+        float *row = in[m][lane];
+        {
+            /* the row's 42 inputs into registers first (one shared-memory
+             * latency per tile, not one per step), then the 32 steps */
+            float v[S2_TILE + CARRY];
+#pragma unroll
+            for (int q = 0; q < S2_TILE + CARRY; q++)
+                v[q] = row[q];
+#pragma unroll
+            for (int j = 0; j < S2_TILE; j++) {
+                /* step k = k0 + j: left = in[k - N - 1] (q = j), right =
+                 * in[k + N - 1] (q = j + 2N); output j replaces input j */
+                row[j] = eq_s2_rg_step(&p1, &p3, &p5, &pp1, &pp3, &pp5, v[j], v[j + 2 * N]);
+            }
         }
         __syncwarp();
         for (int r = 0; r < S2_TILE; r++) {
             const int y = y0 + r, k = k0 + lane;
             if (y < h && k >= 0 && k < w)
-                o[(size_t)y * w + k] = out[r][lane];
+                o[(size_t)y * w + k] = in[m][r][lane];
         }
         __syncwarp();
     }
+#undef S2_BLUR_H_LOAD
 }
 
 /* Columns: thread (x, m, c) runs map m of channel c down column x; loads
@@ -253,8 +292,8 @@ static int s2_blur_terms(EqCuda *cuda, const double *xyb, int w, int h, int nch,
 {
     int err = 0;
     const size_t n = (size_t)w * h;
-    s2_blur_h_kernel<<<dim3(eqc_blocks((size_t)h, S2_TILE), 5, nch), 32, 0, stream>>>(xyb, w, h,
-                                                                                     tmp);
+    s2_blur_h_kernel<<<dim3(eqc_blocks((size_t)h, S2_TILE), nch), 32 * S2_MAPS, 0, stream>>>(
+        xyb, w, h, tmp);
     EQC_CHECK_LAUNCH(cuda, "s2_blur_h_kernel");
     s2_blur_v_kernel<<<dim3(eqc_blocks((size_t)w, 64), 5, nch), 64, 0, stream>>>(tmp, w, h,
                                                                                blurred);
