@@ -18,25 +18,45 @@ extern "C" {
 
 static __constant__ float c_lpf[EQ_MS_SSIM_LPF_LEN * EQ_MS_SSIM_LPF_LEN] = EQ_MS_SSIM_LPF_TAPS;
 
-/* One output of the 9x9 low-pass decimation per thread; z picks the plane. */
-__global__ void ms_ssim_lpf_kernel(const float *s0, const float *s1, int w, int h, int sw,
-                                   int sh, float *d0, float *d1)
+/* The 9x9 low-pass decimation by 2: a block of LPF_TX x LPF_TY outputs
+ * stages its (2 LPF_TY + 7) x (2 LPF_TX + 7) inputs in shared memory (the
+ * mirrored coordinates eq_reflect gives, read once, coalesced), then each
+ * thread adds its output's 81 taps in table order from 0.0 as
+ * eq_ms_ssim_lpf_decimate_c does; z picks the plane. Inputs no output of
+ * the block needs are clamped into the plane (never used). */
+#define LPF_TX 32
+#define LPF_TY 8
+#define LPF_IW (2 * LPF_TX + EQ_MS_SSIM_LPF_LEN - 2)
+#define LPF_IH (2 * LPF_TY + EQ_MS_SSIM_LPF_LEN - 2)
+
+__global__ void __launch_bounds__(LPF_TX * LPF_TY)
+ms_ssim_lpf_kernel(const float *s0, const float *s1, int w, int h, int sw, int sh, float *d0,
+                   float *d1)
 {
-    const int x = blockIdx.x * blockDim.x + threadIdx.x;
-    const int y = blockIdx.y;
-    if (x >= sw || y >= sh)
-        return;
+    __shared__ float tile[LPF_IH][LPF_IW + 1];
+    const int R = EQ_MS_SSIM_LPF_LEN / 2;
+    const int tid = threadIdx.y * LPF_TX + threadIdx.x;
+    const int ox0 = blockIdx.x * LPF_TX, oy0 = blockIdx.y * LPF_TY;
     const float *src = blockIdx.z ? s1 : s0;
     float *dst = blockIdx.z ? d1 : d0;
-    const int R = EQ_MS_SSIM_LPF_LEN / 2;
-    int cols[EQ_MS_SSIM_LPF_LEN];
-    for (int t = 0; t < EQ_MS_SSIM_LPF_LEN; t++)
-        cols[t] = eq_reflect(2 * x + t - R, w);
+
+    for (int i = tid; i < LPF_IH * LPF_IW; i += LPF_TX * LPF_TY) {
+        const int r = i / LPF_IW, c = i - r * LPF_IW;
+        int y = eq_reflect(2 * oy0 - R + r, h), x = eq_reflect(2 * ox0 - R + c, w);
+        y = min(max(y, 0), h - 1);
+        x = min(max(x, 0), w - 1);
+        tile[r][c] = src[(size_t)y * w + x];
+    }
+    __syncthreads();
+    const int x = ox0 + threadIdx.x, y = oy0 + threadIdx.y;
+    if (x >= sw || y >= sh)
+        return;
     double acc = 0.0;
     for (int v = 0; v < EQ_MS_SSIM_LPF_LEN; v++) {
-        const float *row = src + (ptrdiff_t)eq_reflect(2 * y + v - R, h) * w;
+        const float *row = &tile[2 * threadIdx.y + v][2 * threadIdx.x];
+#pragma unroll
         for (int t = 0; t < EQ_MS_SSIM_LPF_LEN; t++)
-            acc = eq_tap(acc, row[cols[t]], c_lpf[v * EQ_MS_SSIM_LPF_LEN + t]);
+            acc = eq_tap(acc, row[t], c_lpf[v * EQ_MS_SSIM_LPF_LEN + t]);
     }
     dst[(size_t)y * sw + x] = (float)acc;
 }
@@ -46,8 +66,8 @@ int eqc_ms_ssim_lpf(EqCuda *cuda, const float *s0, const float *s1, int w, int h
 {
     int err = 0;
     const int sw = eq_decimated_size(w, 2), sh = eq_decimated_size(h, 2);
-    dim3 grid(eqc_blocks((size_t)sw, 128), (unsigned)sh, 2);
-    ms_ssim_lpf_kernel<<<grid, 128, 0, stream>>>(s0, s1, w, h, sw, sh, d0, d1);
+    dim3 grid(eqc_blocks((size_t)sw, LPF_TX), eqc_blocks((size_t)sh, LPF_TY), 2);
+    ms_ssim_lpf_kernel<<<grid, dim3(LPF_TX, LPF_TY), 0, stream>>>(s0, s1, w, h, sw, sh, d0, d1);
     EQC_CHECK_LAUNCH(cuda, "ms_ssim_lpf_kernel");
     return 0;
 fail:
