@@ -8,13 +8,16 @@
  * page-locked).
  *
  *   bench_cuda [--frames N] [--warmup N] [--sizes 576x324,1920x1080,3840x2160]
- *              [--metrics psnr,ssim,ms_ssim,ssimulacra2] [--threads N] [--profile]
+ *              [--metrics psnr,ssim,ms_ssim,ssimulacra2] [--threads N,...] [--profile]
  *
  * Frames rotate among 4 seeded pairs so that the L2 cache does not hold
  * the input. Device-input times are CUDA events on the caller's stream
  * around each call; host-input times are the host clock around each call
- * (which returns with the scores). --threads N runs N scorers on N threads,
- * each with its own stream, and reports the aggregate frames per second.
+ * (which returns with the scores). --threads 1,2,4,8 runs, for each count N
+ * in the list, N scorers on N threads (each with its own stream, all
+ * scoring the same frame pairs), device and page-locked host input, and
+ * reports the aggregate milliseconds per frame (wall time over all frames
+ * of all threads) and the median per call of thread 0.
  */
 #include <cuda_runtime_api.h>
 #include <pthread.h>
@@ -194,7 +197,8 @@ static void *thread_main(void *v)
 
 int main(int argc, char **argv)
 {
-    int frames = 200, warmup = 20, threads = 0, profile = 0;
+    int frames = 200, warmup = 20, profile = 0;
+    const char *threads = NULL;
     const char *sizes = "576x324,1920x1080,3840x2160";
     const char *mlist = "psnr,ssim,ms_ssim,ssimulacra2";
     char why[256];
@@ -209,13 +213,13 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--metrics") && i + 1 < argc)
             mlist = argv[++i];
         else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
-            threads = atoi(argv[++i]);
+            threads = argv[++i];
         else if (!strcmp(argv[i], "--profile"))
             profile = 1; /* device input, exact sums only: for ncu */
         else {
             fprintf(stderr,
                     "usage: %s [--frames N] [--warmup N] [--sizes WxH,...] "
-                    "[--metrics a,b] [--threads N]\n",
+                    "[--metrics a,b] [--threads N,...]\n",
                     argv[0]);
             return 2;
         }
@@ -276,27 +280,42 @@ int main(int argc, char **argv)
             eq_cuda_set_sum_mode(sc->cuda, EQ_CUDA_SUM_EXACT);
             eq_scorer_close(&sc);
 
-            if (threads > 1) {
+            for (const char *tv = threads; tv && *tv;) {
                 EqScorer *scs[16];
                 ThreadArg args[16];
                 pthread_t th[16];
-                int n = threads > 16 ? 16 : threads;
+                int n = atoi(tv);
+                const char *comma = strchr(tv, ',');
+                tv = comma ? comma + 1 : NULL;
+                if (n < 1)
+                    continue;
+                n = n > 16 ? 16 : n;
                 for (int in = IN_DEVICE; in <= IN_PINNED; in++) {
+                    int opened = 0, ok = 1;
                     for (int t = 0; t < n; t++) {
-                        eq_scorer_open(&scs[t], &s);
+                        if (eq_scorer_open(&scs[t], &s) < 0) {
+                            ok = 0;
+                            break;
+                        }
+                        opened++;
                         args[t] = (ThreadArg){scs[t], p, frames, in, 0};
                     }
-                    double t0 = now_ms();
-                    for (int t = 0; t < n; t++)
-                        pthread_create(&th[t], NULL, thread_main, &args[t]);
-                    for (int t = 0; t < n; t++)
-                        pthread_join(th[t], NULL);
-                    double total = now_ms() - t0;
-                    printf("%-10s %-12s %-14s %d scorers: %.4f ms/frame aggregate "
-                           "(median per call %.4f)\n",
-                           sv, eq_metric_name(m), in_names[in], n,
-                           total / ((double)n * (frames + 5)), args[0].ms);
-                    for (int t = 0; t < n; t++)
+                    if (ok) {
+                        double t0 = now_ms();
+                        for (int t = 0; t < n; t++)
+                            pthread_create(&th[t], NULL, thread_main, &args[t]);
+                        for (int t = 0; t < n; t++)
+                            pthread_join(th[t], NULL);
+                        double total = now_ms() - t0;
+                        printf("%-10s %-12s %-14s %2d scorers: %.4f ms/frame aggregate "
+                               "(median per call %.4f)\n",
+                               sv, eq_metric_name(m), in_names[in], n,
+                               total / ((double)n * (frames + 5)), args[0].ms);
+                        fflush(stdout);
+                    } else {
+                        fprintf(stderr, "could not open %d scorers\n", n);
+                    }
+                    for (int t = 0; t < opened; t++)
                         eq_scorer_close(&scs[t]);
                 }
             }

@@ -6,8 +6,13 @@
 #
 #   tools/cuda_gpu_check.sh [steps]   steps: any of
 #       build kernels kernels-full errors parity parity-full fixtures memcheck racecheck
-#       bench bench-full, and kernels-plan parity-plan memcheck-plan bench-plan
-#       (the same with EXACTQUALITY_CUDA_WALK=plan)
+#       bench bench-full bench4k threads mutation profile, and kernels-plan
+#       parity-plan memcheck-plan bench-plan (the same with
+#       EXACTQUALITY_CUDA_WALK=plan)
+# bench4k: 3840x2160 only, 50 frames; threads: SSIMULACRA2 at 1080p and 4K
+#   with 1, 2, 4, 8 concurrent scorers; mutation: checkkernels built with the
+#   chunk-run fast path ignoring exact halves (must fail); profile-s2: ncu
+#   sections of four kernels of one 4K SSIMULACRA2 frame
 # fixtures: decoded fixture pairs in $FIX (default ../fix; see docs/cuda.md)
 #   (default: build kernels errors parity memcheck racecheck bench)
 set -u
@@ -58,7 +63,19 @@ for s in $steps; do
         $T/p16_ref.yuv $T/p16_dist.yuv 640 360 444 16 ;;
     memcheck) run memcheck 200 "$san" --tool memcheck --leak-check full "$B/tests/checkkernels/checkkernels" --quick --seed "$SEED" ;;
     racecheck) run racecheck 240 "$san" --tool racecheck "$B/tests/checkkernels/checkkernels" --quick --seed "$SEED" --only ordsum
-               run racecheck-ssim 240 "$san" --tool racecheck "$B/tests/checkkernels/checkkernels" --quick --seed "$SEED" --only ssim ;;
+               run racecheck-ssim 240 "$san" --tool racecheck "$B/tests/checkkernels/checkkernels" --quick --seed "$SEED" --only ssim
+               run racecheck-s2 300 "$san" --tool racecheck "$B/tests/checkkernels/checkkernels" --quick --seed "$SEED" --only ssimulacra2 ;;
+    bench4k) run bench4k 240 "$B/tools/bench_cuda" --sizes 3840x2160 --frames 50 --warmup 5 --metrics ssim,ms_ssim,ssimulacra2; cat "$OUT/bench4k.log" ;;
+    threads) run threads 300 "$B/tools/bench_cuda" --sizes 1920x1080,3840x2160 --metrics ssimulacra2 --frames 100 --warmup 10 --threads 1,2,4,8; cat "$OUT/threads.log" ;;
+    mutation)
+      # the fast path told that no chunk has a tie: chunk runs must differ
+      M=/tmp/eq-mut; rm -rf $M; mkdir -p $M
+      tar --exclude=./build-cuda --exclude=./.git -cf - . | tar -xf - -C $M
+      sed -i 's/l->slow |= a == EQ_ORD_FAST_SLOW;/l->slow |= 0;/' $M/lib/cuda/ordsum.cu
+      grep -n 'l->slow |=' $M/lib/cuda/ordsum.cu
+      (cd $M && meson setup /tmp/eq-mut-b -Dgst=disabled -Dcuda=enabled --buildtype=release > /dev/null && ninja -C /tmp/eq-mut-b tests/checkkernels/checkkernels > /dev/null) || exit 1
+      run mutation 120 /tmp/eq-mut-b/tests/checkkernels/checkkernels --seed "$SEED" --only ordsum
+      echo "mutation rc (must be 1): $?" ;;
     bench) run bench 240 "$B/tools/bench_cuda" --frames 100 --warmup 10; cat "$OUT/bench.log" ;;
     profile) run profile 300 ncu --clock-control none --metrics gpu__time_duration.sum --csv \
                "$B/tools/bench_cuda" --sizes 3840x2160 --metrics ssim,ms_ssim,ssimulacra2 --frames 1 --warmup 0 --profile
@@ -75,6 +92,12 @@ for k, v in sorted(tot.items(), key=lambda x: -x[1]):
     print("  %-40s %12.1f" % (k, v))
 PY
              ;;
+    profile-s2) for k in s2_blur_h ord_chunk_runs ord_chunk_sums ord_walk; do
+               run profile-$k 120 ncu --clock-control none -k regex:$k --launch-count 1 \
+                 --section SpeedOfLight --section Occupancy --section WarpStateStats \
+                 "$B/tools/bench_cuda" --sizes 3840x2160 --metrics ssimulacra2 --frames 1 --warmup 0 --profile
+               grep -E '^  [a-z_0-9]+_kernel|Duration|DRAM Throughput|Compute \(SM\) Throughput|Achieved Occupancy|Registers Per Thread|Warp Cycles Per Issued|stall|Stall' "$OUT/profile-$k.log" | cut -c1-220 | head -12
+             done ;;
     bench-full) run bench 400 "$B/tools/bench_cuda" --frames 200 --warmup 20 --threads 4; cat "$OUT/bench.log" ;;
   esac
 done
