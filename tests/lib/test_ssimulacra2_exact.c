@@ -289,6 +289,68 @@ static void test_known_answers(const char *dir, EqScorer *sc)
     kat_gen(sc, "yuv420p10_checker_16x16", EQ_LAYOUT_YUV420P, 16, 16, 10, 0, ck, cki, NULL);
 }
 
+/* All 108 raw sums, bit for bit, of frames tall and wide enough that every
+ * scale is scored in several bands of rows with a short last band (the
+ * driver streams rows; docs/ssimulacra2.md, "Memory"). Stored by --print
+ * with the whole-plane driver that came before the streaming one. */
+typedef struct KatSums {
+    const char *name;
+    EqLayout layout;
+    int w, h, bitdepth;
+    int scales;
+    double sums[EQ_SSIMULACRA2_SUMS];
+} KatSums;
+
+static const KatSums kat_sums[] = {
+#include "ssimulacra2_kat_sums.inc"
+};
+
+static int kat_sums_checked;
+
+static void test_all_sums(EqScorer *sc)
+{
+    Gen n5 = { 0, 5, 0 }, d6 = { 3, 6, 0 };
+    static const struct {
+        const char *name;
+        EqLayout layout;
+        const char *layout_name;
+        int w, h, bitdepth;
+    } frames[] = {
+        { "yuv420p8_203x389", EQ_LAYOUT_YUV420P, "EQ_LAYOUT_YUV420P", 203, 389, 8 },
+        { "rgb8_77x289", EQ_LAYOUT_RGB, "EQ_LAYOUT_RGB", 77, 289, 8 },
+        { "yuv444p10_530x41", EQ_LAYOUT_YUV444P, "EQ_LAYOUT_YUV444P", 530, 41, 10 },
+    };
+    for (size_t f = 0; f < sizeof(frames) / sizeof(frames[0]); f++) {
+        EqScores r;
+        kat_gen(sc, NULL, frames[f].layout, frames[f].w, frames[f].h, frames[f].bitdepth, 0, n5,
+                d6, &r);
+        if (print_mode) {
+            printf("    { \"%s\", %s, %d, %d, %d, %d, {\n", frames[f].name, frames[f].layout_name,
+                   frames[f].w, frames[f].h, frames[f].bitdepth, r.ssimulacra2_scales);
+            for (int i = 0; i < EQ_SSIMULACRA2_SUMS; i++)
+                printf("        %a,\n", r.ssimulacra2_sums[i]);
+            printf("    } },\n");
+            continue;
+        }
+        int found = 0;
+        for (size_t k = 0; k < sizeof(kat_sums) / sizeof(kat_sums[0]); k++) {
+            const KatSums *ks = &kat_sums[k];
+            if (strcmp(ks->name, frames[f].name) != 0)
+                continue;
+            found = 1;
+            CHECK(ks->layout == frames[f].layout && ks->w == frames[f].w &&
+                  ks->h == frames[f].h && ks->bitdepth == frames[f].bitdepth);
+            CHECK(r.ssimulacra2_scales == ks->scales);
+            for (int i = 0; i < EQ_SSIMULACRA2_SUMS; i++)
+                CHECK_BITS(r.ssimulacra2_sums[i], ks->sums[i]);
+            kat_sums_checked++;
+        }
+        if (!found)
+            fprintf(stderr, "no stored sums named %s\n", frames[f].name);
+        CHECK(found);
+    }
+}
+
 /* ------------------------------------------- layouts that must agree */
 
 static int same_bits(const EqScores *a, const EqScores *b)
@@ -588,11 +650,19 @@ int main(int argc, char **argv)
     if (!sc || !sc1 || !sc_709 || !sc_601)
         return eqtest_done();
     test_known_answers(argv[1], sc);
+    test_all_sums(sc);
     if (print_mode)
         return 0;
     int n = kat_checked;
     test_known_answers(argv[1], sc1); /* one thread: the same bits */
     CHECK(kat_checked == 2 * n && n == (int)(sizeof(kats) / sizeof(kats[0])));
+    EqScorer *sc3 = open_scorer(3, EQ_MATRIX_UNSPECIFIED, EQ_RANGE_UNSPECIFIED);
+    CHECK(sc3 != NULL);
+    test_all_sums(sc1);
+    if (sc3)
+        test_all_sums(sc3);
+    eq_scorer_close(&sc3);
+    CHECK(kat_sums_checked == 3 * (int)(sizeof(kat_sums) / sizeof(kat_sums[0])));
     test_layouts(sc, sc_709, sc_601);
     test_extremes(sc);
     test_too_small(sc);
