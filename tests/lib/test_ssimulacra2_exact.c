@@ -597,6 +597,29 @@ static void test_blur_stages(void)
     eq_s2_blur_v_c(tmp2, out2, W, H, 7, 40, NULL);
     eq_s2_blur_v_c(tmp2, out2, W, H, 40, W, NULL);
     CHECK(memcmp(out, out2, sizeof(out)) == 0);
+    /* The column recursion streamed as the driver runs it: rows arrive in a
+     * ring of 24, the steps run in uneven pieces continuing from the saved
+     * state, the columns in two pieces; the bits of the whole-plane pass. */
+    {
+        enum { R = 24 };
+        static float ring[R * W], st[6 * W], got[W * H];
+        const int runs[5] = { 3, 7, 1, 9, 4 };
+        int n = -EQ_S2_RG_RADIUS + 1, have = 0, calls = 0;
+        memset(st, 0, sizeof(st));
+        memset(got, 0xff, sizeof(got));
+        while (n < H) {
+            int run = runs[calls++ % 5];
+            int n1 = n + run > H ? H : n + run;
+            int need = n1 + EQ_S2_RG_RADIUS - 1 > H ? H : n1 + EQ_S2_RG_RADIUS - 1;
+            for (; have < need; have++)
+                memcpy(ring + (have % R) * W, tmp2 + have * W, sizeof(float) * W);
+            int o0 = n > 0 ? n : 0;
+            eq_s2_blur_v_rows_c(ring, R, W, H, n, n1, 0, 17, st, W, got + o0 * W, W);
+            eq_s2_blur_v_rows_c(ring, R, W, H, n, n1, 17, W, st + 17, W, got + o0 * W + 17, W);
+            n = n1;
+        }
+        CHECK(calls > 5 && memcmp(got, out, sizeof(out)) == 0);
+    }
     /* The fused row stage = five row passes, bit for bit, any band split. */
     {
         static double in2[W * H];
