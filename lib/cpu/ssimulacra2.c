@@ -5,7 +5,8 @@
  * tools/ssimulacra2.cc at aea3a06e281fdee13e04815bfbf4f4132e7f59ea, restated
  * with fixed types and order; docs/ssimulacra2.md) is in the per-pixel
  * functions of lib/exact/ssimulacra2.h; this file holds the C stages, the
- * driver that runs them over the scales, and the host-only final score.
+ * driver that streams bands of rows through the scales, and the host-only
+ * final score.
  *
  * Speed without changing a bit: threads (EqCpu.pool) split the per-pixel
  * stages by rows or columns, and every output depends only on its inputs;
@@ -674,7 +675,7 @@ static void srgb_tables_build(void)
  *   term     ssim_d and edge_d1 of the band's output rows (double)
  *
  * A band: to linear (scale 0), downsampling into the next scale's band,
- * XYB, row blurs (threads split rows, in pairs); column steps up to the last
+ * XYB, row blurs (threads split rows, 8 per job); column steps up to the last
  * row whose inputs are in, then the terms of those rows (threads split
  * columns); then the six sums of each channel over those rows (the three
  * channels at once: different sums). Every value is computed by the same
@@ -683,13 +684,15 @@ static void srgb_tables_build(void)
  * of the 108 sums adds its terms in raster order, band after band.
  */
 
-/* Rows of a band for a pool of `threads`: even (a downsampled row takes two),
- * at least 2 N + 6 (the column step's reach within the rings), and enough
- * rows for every thread to take row pairs of the row stages. */
+/* Rows of a band for a pool of `threads`: a multiple of 8 (row stages take
+ * 8 rows per job, the fused row blur's width) and at least 16 (the rings
+ * hold 2B rows; a band's column steps read from 2N rows above the band to
+ * its last row, B + 2N rows), 16 rows per thread (two jobs each) up to 8
+ * threads, then 128. */
 static int s2_band_rows(int threads)
 {
     int b = 16 * (threads < 2 ? 2 : threads);
-    return b > 256 ? 256 : b;
+    return b > 128 ? 128 : b;
 }
 
 typedef struct S2Scale {
@@ -740,15 +743,16 @@ size_t eq_s2_run_doubles(int w, int h, int threads)
     return n;
 }
 
-/* Row pairs [2 (P j / J), 2 (P (j + 1) / J)) of the band, P = (rows + 1) / 2. */
+/* Rows [8 (U j / J), 8 (U (j + 1) / J)) of the band, U = ceil(rows / 8)
+ * (even: the downsampling takes row pairs). */
 static void s2_rows_job(void *p, int job, int worker)
 {
     S2Run *r = p;
     const EqS2Dsp *dsp = r->dsp;
     S2Scale *k = &r->sc[r->s];
-    const int w = k->w, pairs = (r->rows + 1) / 2;
-    const int y0 = 2 * (int)((int64_t)pairs * job / r->jobs);
-    const int y1 = imin(r->rows, 2 * (int)((int64_t)pairs * (job + 1) / r->jobs));
+    const int w = k->w, units = (r->rows + 7) / 8;
+    const int y0 = 8 * (int)((int64_t)units * job / r->jobs);
+    const int y1 = imin(r->rows, 8 * (int)((int64_t)units * (job + 1) / r->jobs));
     if (y1 <= y0)
         return;
     const size_t o = (size_t)y0 * w, n = (size_t)(y1 - y0) * w;
@@ -843,7 +847,7 @@ static void s2_band(S2Run *r, int s)
     r->s = s;
     r->b0 = k->band_start;
     r->rows = k->rows_in - k->band_start;
-    r->jobs = s2_jobs(r, (r->rows + 1) / 2, (size_t)r->rows * k->w);
+    r->jobs = s2_jobs(r, (r->rows + 7) / 8, (size_t)r->rows * k->w);
     eq_pool_run(r->pool, r->jobs, s2_rows_job, r);
     if (s + 1 < r->scales)
         r->sc[s + 1].rows_in = (k->rows_in + 1) / 2;
@@ -854,9 +858,10 @@ static void s2_band(S2Run *r, int s)
         size_t outs = (size_t)(r->n1 - (r->n0 > 0 ? r->n0 : 0)) * k->w;
         r->jobs = s2_jobs(r, (k->w + 15) / 16, outs);
         eq_pool_run(r->pool, r->jobs, s2_cols_job, r);
-        eq_pool_run(r->pool, outs >= 32768 ? 3 : 1, s2_sums_job, r);
-        if (outs < 32768) /* one job above did channel 0 only */
-            for (int c = 1; c < 3; c++)
+        if (s2_jobs(r, 3, outs) > 1)
+            eq_pool_run(r->pool, 3, s2_sums_job, r);
+        else
+            for (int c = 0; c < 3; c++)
                 s2_sums_job(r, c, 0);
         k->step = r->n1;
     }
@@ -937,7 +942,7 @@ int eq_s2_run(const EqS2Dsp *dsp, EqPool *pool, double *mem, float **scratch, co
     return 0;
 }
 
-/* Planes kept between frames. */
+/* Work buffers kept between frames (eq_s2_run_doubles). */
 struct EqCpuS2State {
     size_t cap;       /* doubles */
     double *mem;
@@ -992,7 +997,7 @@ int eq_cpu_ssimulacra2(EqCpu *cpu, const EqFrame *ref, const EqFrame *dist, EqSc
         if (!ok) {
             eq_cpu_ssimulacra2_free(cpu);
             eq_log(&cpu->log, EQ_LOG_ERROR,
-                   "ssimulacra2: out of memory for a %dx%d frame (%zu MB of planes)", ref->width,
+                   "ssimulacra2: out of memory for a %dx%d frame (%zu MB of work buffers)", ref->width,
                    ref->height, (sizeof(double) * doubles) >> 20);
             return EQ_ERR_NO_MEMORY;
         }

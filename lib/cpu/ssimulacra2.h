@@ -138,7 +138,7 @@ double eq_s2_score_from_sums(const double sums[EQ_SSIMULACRA2_SUMS], int scales,
  * The frames are at least 8x8 (else EQ_ERR_TOO_SMALL, logged).
  *
  * Rows stream through all scales in bands of B = 16 max(threads, 2) rows
- * (at most 256), so no plane of a whole scale is held and mem does not grow
+ * (at most 128), so no plane of a whole scale is held and mem does not grow
  * with h: about (312 B + 552) bytes per column per scale, i.e. about
  * 2 w (312 B + 552) bytes for all scales, plus 5 (B + 4) kB per thread;
  * 172 MB for w = 8192 on 2 threads (docs/ssimulacra2.md, "Memory").
