@@ -873,6 +873,13 @@ static void s2_band(S2Run *r, int s)
     }
 }
 
+size_t eq_s2_work_bytes(int w, int h, int threads)
+{
+    int t = threads < 1 ? 1 : threads;
+    return sizeof(double) * eq_s2_run_doubles(w, h, t) +
+           (size_t)t * sizeof(float) * eq_s2_blur_scratch_floats(w);
+}
+
 int eq_s2_run(const EqS2Dsp *dsp, EqPool *pool, double *mem, float **scratch, const EqLog *log,
               const EqS2Source *ref, const EqS2Source *dist, EqScores *out)
 {
@@ -994,15 +1001,20 @@ int eq_cpu_ssimulacra2(EqCpu *cpu, const EqFrame *ref, const EqFrame *dist, EqSc
                 ok = (st->scratch[i] =
                           malloc(sizeof(float) * eq_s2_blur_scratch_floats(ref->width))) != NULL;
         }
+        size_t bytes = eq_s2_work_bytes(ref->width, ref->height, workers);
         if (!ok) {
             eq_cpu_ssimulacra2_free(cpu);
             eq_log(&cpu->log, EQ_LOG_ERROR,
-                   "ssimulacra2: out of memory for a %dx%d frame (%zu MB of work buffers)", ref->width,
-                   ref->height, (sizeof(double) * doubles) >> 20);
+                   "ssimulacra2: out of memory for a %dx%d frame (%zu MB of work buffers)",
+                   ref->width, ref->height, bytes >> 20);
             return EQ_ERR_NO_MEMORY;
         }
         st->cap = doubles;
         st->sw = ref->width;
+        eq_log(&cpu->log, EQ_LOG_DEBUG,
+               "ssimulacra2: %zu bytes (%.1f MB) of work buffers for %dx%d on %d threads, "
+               "kept until the scorer closes or a wider frame comes",
+               bytes, (double)bytes / 1048576.0, ref->width, ref->height, workers);
     }
     eq_s2_dsp_init_c(&dsp);
     return eq_s2_run(&dsp, cpu->pool, st->mem, st->scratch, &cpu->log, &src[0], &src[1], out);

@@ -144,6 +144,10 @@ double eq_s2_score_from_sums(const double sums[EQ_SSIMULACRA2_SUMS], int scales,
  * 172 MB for w = 8192 on 2 threads (docs/ssimulacra2.md, "Memory").
  */
 size_t eq_s2_run_doubles(int w, int h, int threads);
+/* What the CPU backend's scorer holds for SSIMULACRA2 at w x h on `threads`:
+ * mem and one row-blur scratch per thread, in bytes. Logged (EQ_LOG_DEBUG)
+ * when the scorer allocates it. */
+size_t eq_s2_work_bytes(int w, int h, int threads);
 int eq_s2_run(const EqS2Dsp *dsp, EqPool *pool, double *mem, float **scratch,
               const EqLog *log, const EqS2Source *ref, const EqS2Source *dist, EqScores *out);
 

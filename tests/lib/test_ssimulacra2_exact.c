@@ -30,11 +30,15 @@
 static int print_mode;
 static char last_msg[1024];
 
+static char work_msg[1024]; /* the last "work buffers" debug line */
+
 static void log_cb(void *user, EqLogLevel level, const char *msg)
 {
     (void)user;
     if (level == EQ_LOG_ERROR)
         snprintf(last_msg, sizeof(last_msg), "%s", msg);
+    if (level == EQ_LOG_DEBUG && strstr(msg, "of work buffers"))
+        snprintf(work_msg, sizeof(work_msg), "%s", msg);
 }
 
 static EqScorer *open_scorer(int threads, EqMatrix m, EqRange r)
@@ -349,6 +353,31 @@ static void test_all_sums(EqScorer *sc)
             fprintf(stderr, "no stored sums named %s\n", frames[f].name);
         CHECK(found);
     }
+}
+
+/* The scorer reports the SSIMULACRA2 buffers it allocates (debug log):
+ * the bytes of eq_s2_work_bytes; a narrower frame reuses them. */
+static void test_work_report(void)
+{
+    Gen n5 = { 0, 5, 0 }, d6 = { 3, 6, 0 };
+    EqScorer *sc = open_scorer(2, EQ_MATRIX_UNSPECIFIED, EQ_RANGE_UNSPECIFIED);
+    EqScores r;
+    size_t bytes = 0;
+    CHECK(sc != NULL);
+    if (!sc)
+        return;
+    work_msg[0] = 0;
+    kat_gen(sc, NULL, EQ_LAYOUT_YUV420P, 530, 41, 8, 0, n5, d6, &r);
+    CHECK(sscanf(work_msg, "ssimulacra2: %zu bytes", &bytes) == 1);
+    CHECK(strstr(work_msg, "for 530x41 on 2 threads") != NULL);
+    CHECK(bytes == eq_s2_work_bytes(530, 41, 2) && bytes > 0);
+    work_msg[0] = 0;
+    kat_gen(sc, NULL, EQ_LAYOUT_YUV420P, 200, 41, 8, 0, n5, d6, &r);
+    CHECK(work_msg[0] == 0);
+    kat_gen(sc, NULL, EQ_LAYOUT_YUV420P, 531, 9, 8, 0, n5, d6, &r);
+    CHECK(sscanf(work_msg, "ssimulacra2: %zu bytes", &bytes) == 1);
+    CHECK(bytes == eq_s2_work_bytes(531, 9, 2));
+    eq_scorer_close(&sc);
 }
 
 /* ------------------------------------------- layouts that must agree */
@@ -682,6 +711,7 @@ int main(int argc, char **argv)
     EqScorer *sc3 = open_scorer(3, EQ_MATRIX_UNSPECIFIED, EQ_RANGE_UNSPECIFIED);
     CHECK(sc3 != NULL);
     test_all_sums(sc1);
+    test_work_report();
     if (sc3)
         test_all_sums(sc3);
     eq_scorer_close(&sc3);
