@@ -830,11 +830,12 @@ static void s2_sums_job(void *p, int job, int worker)
     r->dsp->sums(k->term[job][0], k->term[job][1], (size_t)(r->n1 - o0) * k->w, k->acc[job]);
 }
 
-/* Jobs for `units` independent units of `pixels` work in all: none below
- * 32768 pixels (a pool hand-off costs more), else up to two per thread. */
+/* Jobs for `units` independent units of `pixels` work in all: one below
+ * 8192 pixels (about half a millisecond of work, where a pool hand-off
+ * starts to cost a noticeable share), else up to two per thread. */
 static int s2_jobs(const S2Run *r, int units, size_t pixels)
 {
-    int j = r->threads > 1 && pixels >= 32768 ? 2 * r->threads : 1;
+    int j = r->threads > 1 && pixels >= 8192 ? 2 * r->threads : 1;
     return j < units ? j : units > 0 ? units : 1;
 }
 
