@@ -230,7 +230,7 @@ static int f64_check(const char *a_path, const char *b_path)
     EqS2Source sa, sb;
     eq_s2_source_init(&sa, &s, &a, lut);
     eq_s2_source_init(&sb, &s, &b, lut);
-    double *mem = malloc(sizeof(double) * eq_s2_run_doubles(a.width, a.height));
+    double *mem = malloc(sizeof(double) * eq_s2_run_doubles(a.width, a.height, 1));
     EqLog log = { 0 };
     EqS2Dsp dsp;
     EqScores r;

@@ -586,78 +586,97 @@ static void do_ms_ssim(const EqSsimDsp *dsp, const EqFrame *ref, const EqFrame *
 
 /* ----------------------------------------------- SSIMULACRA2 term streams */
 
-/* eq_s2_run calls its `sums` stage once per plane or once per row of a
- * plane (continuing from acc[]); a plane's calls share one acc pointer and
- * the planes come in the order scale 0 channel 0, 1, 2, scale 1, ... */
-static int s2_plane;        /* planes finished this frame: scale * 3 + channel */
-static const double *s2_acc; /* acc of the plane being recorded, NULL: none */
-static double s2_cpu[6];    /* acc after the stage's last call: the CPU's sums */
-static double *s2_d, *s2_d1, *s2_buf; /* the plane's ssim_d, edge_d1; terms */
-static size_t s2_n, s2_cap;
+/* eq_s2_run calls its `sums` stage once per band of rows and plane
+ * (scale, channel), continuing from acc[] = &sums[eq_s2_sum_index(scale,
+ * channel, 0)]: the planes' bands are interleaved (rows stream through all
+ * scales at once), each plane's calls come in raster order, and the first
+ * call is scale 0 channel 0's (acc = &sums[0]). The recorder appends each
+ * plane's terms to its own stream and measures them when the frame is done. */
+#define S2_PLANES (3 * EQ_S2_MAX_SCALES)
+static const double *s2_base; /* acc of the first call: sums[0] */
+static int s2_plane;          /* planes recorded: highest plane index + 1 */
+static double s2_cpu[S2_PLANES][6]; /* acc after a plane's last call: the CPU's sums */
+static double *s2_d[S2_PLANES], *s2_d1[S2_PLANES]; /* a plane's ssim_d, edge_d1 */
+static size_t s2_n[S2_PLANES], s2_cap[S2_PLANES];
+static double *s2_buf; /* terms of one sum */
+static size_t s2_buf_cap;
 static double s2_seen[EQ_SSIMULACRA2_SUMS]; /* the CPU's sums, by eq_s2_sum_index */
 
-static void s2_reserve(size_t n)
+static void *s2_grow(void *p, size_t n)
 {
-    if (n <= s2_cap)
-        return;
-    size_t cap = s2_cap ? s2_cap : 1 << 16;
-    while (cap < n)
-        cap *= 2;
-    s2_d = realloc(s2_d, cap * sizeof(double));
-    s2_d1 = realloc(s2_d1, cap * sizeof(double));
-    s2_buf = realloc(s2_buf, cap * sizeof(double));
-    if (!s2_d || !s2_d1 || !s2_buf) {
+    p = realloc(p, n * sizeof(double));
+    if (!p) {
         fprintf(stderr, "exactquality-ordsum-rates: out of memory\n");
         exit(2);
     }
-    s2_cap = cap;
+    return p;
 }
 
-/* The six term streams of the recorded plane as eq_s2_sums_c forms them
+static void s2_reserve(int plane, size_t n)
+{
+    if (n <= s2_cap[plane])
+        return;
+    size_t cap = s2_cap[plane] ? s2_cap[plane] : 1 << 16;
+    while (cap < n)
+        cap *= 2;
+    s2_d[plane] = s2_grow(s2_d[plane], cap);
+    s2_d1[plane] = s2_grow(s2_d1[plane], cap);
+    s2_cap[plane] = cap;
+}
+
+/* The six term streams of each recorded plane as eq_s2_sums_c forms them
  * (lib/exact/ssimulacra2.h functions), each measured against the CPU's
- * own sum. */
+ * own sum; planes in the order scale 0 channel 0, 1, 2, scale 1, ... */
 static void s2_flush(void)
 {
-    const int scale = s2_plane / 3, ch = s2_plane % 3;
-    if (!s2_acc)
-        return;
-    for (int k = 0; k < 6; k++) {
-        for (size_t i = 0; i < s2_n; i++) {
-            double v = k < 2 ? s2_d[i] : s2_d1[i];
-            switch (k) {
-            case EQ_S2_SUM_D4: v = eq_s2_quartic(v); break;
-            case EQ_S2_SUM_ARTIFACT: v = eq_s2_artifact(v); break;
-            case EQ_S2_SUM_ARTIFACT4: v = eq_s2_quartic(eq_s2_artifact(v)); break;
-            case EQ_S2_SUM_DETAIL: v = eq_s2_detail(v); break;
-            case EQ_S2_SUM_DETAIL4: v = eq_s2_quartic(eq_s2_detail(v)); break;
-            default: break;
-            }
-            s2_buf[i] = v;
+    for (int plane = 0; plane < s2_plane; plane++) {
+        const int scale = plane / 3, ch = plane % 3;
+        size_t n = s2_n[plane];
+        if (n > s2_buf_cap) {
+            s2_buf = s2_grow(s2_buf, n);
+            s2_buf_cap = n;
         }
-        measure(s2_buf, s2_n, M_S2, k, scale, ch, s2_cpu[k]);
-        if (scale < EQ_S2_MAX_SCALES)
-            s2_seen[eq_s2_sum_index(scale, ch, k)] = s2_cpu[k];
+        for (int k = 0; k < 6; k++) {
+            for (size_t i = 0; i < n; i++) {
+                double v = k < 2 ? s2_d[plane][i] : s2_d1[plane][i];
+                switch (k) {
+                case EQ_S2_SUM_D4: v = eq_s2_quartic(v); break;
+                case EQ_S2_SUM_ARTIFACT: v = eq_s2_artifact(v); break;
+                case EQ_S2_SUM_ARTIFACT4: v = eq_s2_quartic(eq_s2_artifact(v)); break;
+                case EQ_S2_SUM_DETAIL: v = eq_s2_detail(v); break;
+                case EQ_S2_SUM_DETAIL4: v = eq_s2_quartic(eq_s2_detail(v)); break;
+                default: break;
+                }
+                s2_buf[i] = v;
+            }
+            measure(s2_buf, n, M_S2, k, scale, ch, s2_cpu[plane][k]);
+            s2_seen[eq_s2_sum_index(scale, ch, k)] = s2_cpu[plane][k];
+        }
+        s2_n[plane] = 0;
     }
-    s2_plane++;
-    s2_acc = NULL;
-    s2_n = 0;
 }
 
 /* The `sums` stage of eq_s2_run, recording: the CPU's eq_s2_sums_c, and a
- * copy of the terms' inputs, appended in raster order. */
+ * copy of the terms' inputs, appended to the plane's stream. */
 static void s2_sums_recorder(const double *ssim_d, const double *edge_d1, size_t n,
                              double acc[6])
 {
-    if (acc != s2_acc) {
-        s2_flush();
-        s2_acc = acc;
+    if (!s2_base)
+        s2_base = acc;
+    ptrdiff_t off = acc - s2_base;
+    if (off < 0 || off % 6 != 0 || off / 6 >= S2_PLANES) {
+        fprintf(stderr, "exactquality-ordsum-rates: ssimulacra2 sums outside the frame's\n");
+        exit(2);
     }
+    int plane = (int)(off / 6);
+    if (plane >= s2_plane)
+        s2_plane = plane + 1;
     eq_s2_sums_c(ssim_d, edge_d1, n, acc);
-    memcpy(s2_cpu, acc, sizeof(s2_cpu));
-    s2_reserve(s2_n + n);
-    memcpy(s2_d + s2_n, ssim_d, n * sizeof(double));
-    memcpy(s2_d1 + s2_n, edge_d1, n * sizeof(double));
-    s2_n += n;
+    memcpy(s2_cpu[plane], acc, sizeof(s2_cpu[plane]));
+    s2_reserve(plane, s2_n[plane] + n);
+    memcpy(s2_d[plane] + s2_n[plane], ssim_d, n * sizeof(double));
+    memcpy(s2_d1[plane] + s2_n[plane], edge_d1, n * sizeof(double));
+    s2_n[plane] += n;
 }
 
 static void do_s2(const EqFrame *ref, const EqFrame *dist)
@@ -667,7 +686,7 @@ static void do_s2(const EqFrame *ref, const EqFrame *dist)
     EqS2Dsp dsp;
     EqLog log = { NULL, NULL };
     EqScores sc;
-    double *mem = malloc(eq_s2_run_doubles(ref->width, ref->height) * sizeof(double));
+    double *mem = malloc(eq_s2_run_doubles(ref->width, ref->height, 1) * sizeof(double));
 
     eq_settings_init(&settings);
     if (!mem || eq_s2_source_init(&src[0], &settings, ref, NULL) < 0 ||
@@ -678,8 +697,7 @@ static void do_s2(const EqFrame *ref, const EqFrame *dist)
     eq_s2_dsp_init_c(&dsp);
     dsp.sums = s2_sums_recorder;
     s2_plane = 0;
-    s2_acc = NULL;
-    s2_n = 0;
+    s2_base = NULL;
     if (eq_s2_run(&dsp, NULL, mem, NULL, &log, &src[0], &src[1], &sc) < 0) {
         fprintf(stderr, "exactquality-ordsum-rates: ssimulacra2 failed\n");
         exit(2);

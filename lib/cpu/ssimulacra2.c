@@ -5,7 +5,8 @@
  * tools/ssimulacra2.cc at aea3a06e281fdee13e04815bfbf4f4132e7f59ea, restated
  * with fixed types and order; docs/ssimulacra2.md) is in the per-pixel
  * functions of lib/exact/ssimulacra2.h; this file holds the C stages, the
- * driver that runs them over the scales, and the host-only final score.
+ * driver that streams bands of rows through the scales, and the host-only
+ * final score.
  *
  * Speed without changing a bit: threads (EqCpu.pool) split the per-pixel
  * stages by rows or columns, and every output depends only on its inputs;
@@ -246,7 +247,8 @@ void eq_s2_to_linear_c(const EqS2Source *src, int y0, int y1, double *r, double 
 {
     int w = src->plane[0].width;
     for (int y = y0; y < y1; y++) {
-        double *ro = r + (size_t)y * w, *go = g + (size_t)y * w, *bo = b + (size_t)y * w;
+        size_t o = (size_t)(y - y0) * w;
+        double *ro = r + o, *go = g + o, *bo = b + o;
         if (src->rgb && src->plane[0].bytes == 1) {
             const uint8_t *pr = src->plane[0].data + (ptrdiff_t)y * src->plane[0].stride;
             const uint8_t *pg = src->plane[1].data + (ptrdiff_t)y * src->plane[1].stride;
@@ -330,7 +332,7 @@ size_t eq_s2_blur_scratch_floats(int w)
 {
     /* The largest of blur_h (16 lanes), blur_h5 (40) and blur_v. */
     size_t h = (size_t)40 * (size_t)(2 * w + 3 * EQ_S2_RG_RADIUS);
-    size_t v = (size_t)9 * (size_t)w;
+    size_t v = (size_t)6 * (size_t)w;
     return h > v ? h : v;
 }
 
@@ -500,61 +502,68 @@ static inline void vstep2(const float *restrict l0, const float *restrict r0,
     }
 }
 
-#define S2_VCHUNK 64
+/* Columns advanced together by one call of the column recursion (a
+ * vector loop's length; the columns are independent lanes). */
+#define S2_VCOLS 256
 
 S2_CLONES
-void eq_s2_blur_v_c(const float *restrict in, float *restrict out, int w, int h, int x0, int x1,
-                    float *scratch)
+void eq_s2_blur_v_rows_c(const float *restrict in, int ring, int w, int h, int n0, int n1,
+                         int x0, int x1, float *restrict state, size_t state_stride,
+                         float *restrict out, size_t out_stride)
+{
+    const int N = EQ_S2_RG_RADIUS;
+    static const float zero[S2_VCOLS]; /* rows outside the image */
+    float discard[2 * S2_VCOLS];       /* outputs of steps before row 0 */
+    const int oy0 = n0 > 0 ? n0 : 0;
+    for (int xc = x0; xc < x1; xc += S2_VCOLS) {
+        const int c = imin(S2_VCOLS, x1 - xc);
+        const float *col = in + xc;
+        float *st = state + (xc - x0), *ob = out + (xc - x0);
+        /* The columns' recursions advance together, one row at a time (two
+         * per pass), so the rows are read and written in order. */
+        int n = n0;
+        for (; n + 1 < n1; n += 2) {
+            int l = n - N - 1, r = n + N - 1;
+            const float *rl0 = l >= 0 ? col + (size_t)(l % ring) * w : zero;
+            const float *rr0 = r < h ? col + (size_t)(r % ring) * w : zero;
+            const float *rl1 = l + 1 >= 0 ? col + (size_t)((l + 1) % ring) * w : zero;
+            const float *rr1 = r + 1 < h ? col + (size_t)((r + 1) % ring) * w : zero;
+            float *o0 = n >= 0 ? ob + (size_t)(n - oy0) * out_stride : discard;
+            float *o1 = n + 1 >= 0 ? ob + (size_t)(n + 1 - oy0) * out_stride : discard + S2_VCOLS;
+            vstep2(rl0, rr0, o0, rl1, rr1, o1, st, state_stride, c);
+        }
+        for (; n < n1; n++) {
+            int l = n - N - 1, r = n + N - 1;
+            const float *rl = l >= 0 ? col + (size_t)(l % ring) * w : zero;
+            const float *rr = r < h ? col + (size_t)(r % ring) * w : zero;
+            float *o = n >= 0 ? ob + (size_t)(n - oy0) * out_stride : discard;
+            vstep(rl, rr, o, st, state_stride, c);
+        }
+    }
+}
+
+void eq_s2_blur_v_c(const float *in, float *out, int w, int h, int x0, int x1, float *scratch)
 {
     const int N = EQ_S2_RG_RADIUS;
     int cw = x1 - x0;
     if (cw <= 0)
         return;
-    /* Six state rows, a zero row (rows outside the image) and two discard
-     * rows (outputs before row 0), cw floats each. */
-    float *st = scratch ? scratch : malloc(sizeof(float) * 9 * (size_t)cw);
+    /* The whole column at once: a ring of h rows, steps -N + 1 .. h - 1. */
+    float *st = scratch ? scratch : malloc(sizeof(float) * 6 * (size_t)cw);
     if (st) {
-        memset(st, 0, sizeof(float) * 7 * (size_t)cw);
-        float *zero = st + (size_t)6 * cw, *discard = st + (size_t)7 * cw;
-        /* The columns' recursions advance together, one row at a time, so
-         * the planes are read and written in row order. */
-        int n = -N + 1;
-        for (; n + 1 < h; n += 2) {
-            int l = n - N - 1, r = n + N - 1;
-            const float *rl0 = l >= 0 ? in + (size_t)l * w + x0 : zero;
-            const float *rr0 = r < h ? in + (size_t)r * w + x0 : zero;
-            float *o0 = n >= 0 ? out + (size_t)n * w + x0 : discard;
-            const float *rl1 = l + 1 >= 0 ? in + (size_t)(l + 1) * w + x0 : zero;
-            const float *rr1 = r + 1 < h ? in + (size_t)(r + 1) * w + x0 : zero;
-            float *o1 = n + 1 >= 0 ? out + (size_t)(n + 1) * w + x0 : discard;
-            if (o0 == discard && o1 == discard) /* two outputs discarded: no alias */
-                o1 = discard + cw;
-            vstep2(rl0, rr0, o0, rl1, rr1, o1, st, (size_t)cw, cw);
-        }
-        for (; n < h; n++) {
-            int l = n - N - 1, r = n + N - 1;
-            const float *rl = l >= 0 ? in + (size_t)l * w + x0 : zero;
-            const float *rr = r < h ? in + (size_t)r * w + x0 : zero;
-            float *o = n >= 0 ? out + (size_t)n * w + x0 : discard;
-            vstep(rl, rr, o, st, (size_t)cw, cw);
-        }
+        memset(st, 0, sizeof(float) * 6 * (size_t)cw);
+        eq_s2_blur_v_rows_c(in, h, w, h, -N + 1, h, x0, x1, st, (size_t)cw, out + x0,
+                            (size_t)w);
         if (!scratch)
             free(st);
         return;
     }
-    /* No memory: the same recursions, S2_VCHUNK columns at a time. */
-    float sst[6 * S2_VCHUNK], zero[S2_VCHUNK], discard[S2_VCHUNK];
-    memset(zero, 0, sizeof(zero));
-    for (int xc = x0; xc < x1; xc += S2_VCHUNK) {
-        int c = imin(S2_VCHUNK, x1 - xc);
+    /* No memory: the same recursions, 64 columns at a time. */
+    float sst[6 * 64];
+    for (int xc = x0; xc < x1; xc += 64) {
         memset(sst, 0, sizeof(sst));
-        for (int n = -N + 1; n < h; n++) {
-            int l = n - N - 1, r = n + N - 1;
-            const float *rl = l >= 0 ? in + (size_t)l * w + xc : zero;
-            const float *rr = r < h ? in + (size_t)r * w + xc : zero;
-            float *o = n >= 0 ? out + (size_t)n * w + xc : discard;
-            vstep(rl, rr, o, sst, S2_VCHUNK, c);
-        }
+        eq_s2_blur_v_rows_c(in, h, w, h, -N + 1, h, xc, imin(xc + 64, x1), sst, 64, out + xc,
+                            (size_t)w);
     }
 }
 
@@ -606,7 +615,7 @@ void eq_s2_dsp_init_c(EqS2Dsp *dsp)
     dsp->xyb = eq_s2_xyb_c;
     dsp->blur_h = eq_s2_blur_h_c;
     dsp->blur_h5 = eq_s2_blur_h5_c;
-    dsp->blur_v = eq_s2_blur_v_c;
+    dsp->blur_v_rows = eq_s2_blur_v_rows_c;
     dsp->terms = eq_s2_terms_c;
     dsp->sums = eq_s2_sums_c;
 }
@@ -648,188 +657,238 @@ static void srgb_tables_build(void)
         eq_s2_srgb_lut(srgb_lut16, 16);
 }
 
-/* ----------------------------------------------------------------- threads */
-
-typedef void (*RowFn)(void *ctx, int y0, int y1, int worker);
-
-typedef struct RowJobs {
-    RowFn fn;
-    void *ctx;
-    int n, jobs;
-} RowJobs;
-
-static void row_job(void *p, int job, int worker)
-{
-    RowJobs *r = p;
-    int y0 = (int)((int64_t)r->n * job / r->jobs);
-    int y1 = (int)((int64_t)r->n * (job + 1) / r->jobs);
-    r->fn(r->ctx, y0, y1, worker);
-}
-
-/* Runs fn over lines [0, n) split into bands on the pool (NULL: here). The
- * split does not change any output: each line is computed by the same code. */
-static void run_rows(EqPool *pool, int n, RowFn fn, void *ctx)
-{
-    int threads = pool ? eq_pool_threads(pool) : 1;
-    int jobs = threads > 1 ? 4 * threads : 1;
-    if (jobs > n / 8)
-        jobs = n / 8;
-    if (jobs <= 1) {
-        fn(ctx, 0, n, 0);
-        return;
-    }
-    RowJobs r = { fn, ctx, n, jobs };
-    eq_pool_run(pool, jobs, row_job, &r);
-}
-
 /* ------------------------------------------------------------------ driver */
 
-typedef struct S2Ctx {
-    const EqS2Dsp *dsp;
+/*
+ * The driver streams rows: no plane of a whole scale is ever held. Each scale
+ * is a stage of a pipeline that receives its linear RGB one band of B rows
+ * at a time (scale 0 from the frames, scale s > 0 from the downsampling of
+ * scale s - 1's bands, two bands of s - 1 making one of s) and keeps only
+ * what its next band needs:
+ *
+ *   lin      the band's linear RGB, 6 x B rows (double)
+ *   xyb      XYB in a ring of 2B rows (double): the row blurs read the band,
+ *            the terms read rows up to N - 1 behind it
+ *   hb       the five row-blurred inputs of each channel, rings of 2B rows
+ *            (float): a column step n reads rows n - N - 1 and n + N - 1
+ *   vst      the column recursions' state, 6 floats per column and plane
+ *   term     ssim_d and edge_d1 of the band's output rows (double)
+ *
+ * A band: to linear (scale 0), downsampling into the next scale's band,
+ * XYB, row blurs (threads split rows, 8 per job); column steps up to the last
+ * row whose inputs are in, then the terms of those rows (threads split
+ * columns); then the six sums of each channel over those rows (the three
+ * channels at once: different sums). Every value is computed by the same
+ * per-pixel or per-line code as a whole-plane pass (a column recursion
+ * continued from its saved state is the same sequence of steps), and each
+ * of the 108 sums adds its terms in raster order, band after band.
+ */
+
+/* Rows of a band for a pool of `threads`: a multiple of 8 (row stages take
+ * 8 rows per job, the fused row blur's width) and at least 16 (the rings
+ * hold 2B rows; a band's column steps read from 2N rows above the band to
+ * its last row, B + 2N rows), 16 rows per thread (two jobs each) up to 8
+ * threads, then 128. */
+static int s2_band_rows(int threads)
+{
+    int b = 16 * (threads < 2 ? 2 : threads);
+    return b > 128 ? 128 : b;
+}
+
+typedef struct S2Scale {
     int w, h;
+    int band_start;     /* first row of the band being received */
+    int rows_in;        /* rows of linear RGB received so far */
+    int step;           /* next column step (from -N + 1) */
+    double *lin[2][3];  /* rows band_start .. rows_in - 1 */
+    double *xyb[2][3];  /* row y at (y % 2B) */
+    float *hb[3][5];    /* s11, s22, s12, mu1, mu2 inputs; row y at (y % 2B) */
+    float *vst[3][5];   /* six rows of w */
+    double *term[3][2]; /* ssim_d, edge_d1 of the band's output rows */
+    double *acc[3];     /* the channel's six sums */
+} S2Scale;
+
+typedef struct S2Run {
+    const EqS2Dsp *dsp;
+    EqPool *pool;
+    int threads, band, scales;
     const EqS2Source *src[2];
-    double *lin[2][3];  /* linear RGB of the current scale */
-    double *next[2][3]; /* linear RGB of the next scale */
-    double *xyb[2][3];
-    float *tmp, *s11, *s22, *s12, *mu1, *mu2;
-    float *tmp5[5]; /* row-blurred s11, s22, s12, mu1, mu2 inputs */
-    double *ssim_d, *edge_d1;
-    float **scratch; /* per pool worker, eq_s2_blur_scratch_floats(w); or NULL */
-    int c;           /* channel of the per-channel stages */
-} S2Ctx;
+    float **scratch; /* row blur scratch per worker, or NULL */
+    float *vout;     /* per worker: 5 planes of (B + N - 1) rows of S2_VCOLS */
+    S2Scale sc[EQ_S2_MAX_SCALES];
+    /* the band being processed */
+    int s, b0, rows, n0, n1, jobs;
+} S2Run;
 
-static void rows_to_linear(void *p, int y0, int y1, int worker)
+static size_t s2_vout_floats(int band)
 {
-    (void)worker;
-    S2Ctx *k = p;
-    for (int i = 0; i < 2; i++)
-        k->dsp->to_linear(k->src[i], y0, y1, k->lin[i][0], k->lin[i][1], k->lin[i][2]);
+    return (size_t)5 * (size_t)(band + EQ_S2_RG_RADIUS - 1) * S2_VCOLS;
 }
 
-static void rows_downsample(void *p, int y0, int y1, int worker)
+static size_t s2_scale_doubles(int w, int band)
 {
-    (void)worker;
-    S2Ctx *k = p;
-    for (int i = 0; i < 2; i++)
-        for (int c = 0; c < 3; c++)
-            k->dsp->downsample(k->lin[i][c], k->w, k->h, k->next[i][c], y0, y1);
+    /* lin 6 B, xyb 6 x 2B, hb 15 x 2B floats, vst 15 x 6 floats, term 6 x (B + N - 1) */
+    return (size_t)w * ((size_t)6 * band + (size_t)12 * band + (size_t)15 * band + 45 +
+                        (size_t)6 * (band + EQ_S2_RG_RADIUS - 1));
 }
 
-static void rows_xyb(void *p, int y0, int y1, int worker)
-{
-    (void)worker;
-    S2Ctx *k = p;
-    size_t o = (size_t)y0 * k->w, n = (size_t)(y1 - y0) * k->w;
-    for (int i = 0; i < 2; i++)
-        k->dsp->xyb(k->lin[i][0] + o, k->lin[i][1] + o, k->lin[i][2] + o, k->xyb[i][0] + o,
-                    k->xyb[i][1] + o, k->xyb[i][2] + o, n);
-}
-
-typedef struct BlurJob {
-    S2Ctx *k;
-    const double *a, *b; /* blur of a * b, or of a when b is NULL */
-    float *out;
-} BlurJob;
-
-static void rows_blur_h(void *p, int y0, int y1, int worker)
-{
-    BlurJob *j = p;
-    j->k->dsp->blur_h(j->a, j->b, j->k->tmp, j->k->w, j->k->h, y0, y1,
-                      j->k->scratch ? j->k->scratch[worker] : NULL);
-}
-
-static void cols_blur_v(void *p, int x0, int x1, int worker)
-{
-    BlurJob *j = p;
-    j->k->dsp->blur_v(j->k->tmp, j->out, j->k->w, j->k->h, x0, x1,
-                      j->k->scratch ? j->k->scratch[worker] : NULL);
-}
-
-static void rows_terms(void *p, int y0, int y1, int worker)
-{
-    (void)worker;
-    S2Ctx *k = p;
-    size_t o = (size_t)y0 * k->w, n = (size_t)(y1 - y0) * k->w;
-    int c = k->c;
-    k->dsp->terms(k->xyb[0][c] + o, k->xyb[1][c] + o, k->mu1 + o, k->mu2 + o, k->s11 + o,
-                  k->s22 + o, k->s12 + o, k->ssim_d + o, k->edge_d1 + o, n);
-}
-
-typedef struct Blur5Job {
-    S2Ctx *k;
-    const double *x1, *x2;
-} Blur5Job;
-
-static void rows_blur_h5(void *p, int y0, int y1, int worker)
-{
-    Blur5Job *j = p;
-    S2Ctx *k = j->k;
-    k->dsp->blur_h5(j->x1, j->x2, k->tmp5, k->w, k->h, y0, y1,
-                    k->scratch ? k->scratch[worker] : NULL);
-}
-
-typedef struct VJob {
-    S2Ctx *k;
-    const float *in;
-    float *out;
-} VJob;
-
-static void cols_blur_v_plane(void *p, int x0, int x1, int worker)
-{
-    VJob *j = p;
-    j->k->dsp->blur_v(j->in, j->out, j->k->w, j->k->h, x0, x1,
-                      j->k->scratch ? j->k->scratch[worker] : NULL);
-}
-
-/* The five blurred planes of one channel: rows (fused stage when the table
- * has one), then columns. */
-static void blur5(S2Ctx *k, EqPool *pool, const double *x1, const double *x2);
-
-static void blur(S2Ctx *k, EqPool *pool, const double *a, const double *b, float *out)
-{
-    BlurJob j = { k, a, b, out };
-    run_rows(pool, k->h, rows_blur_h, &j);
-    run_rows(pool, k->w, cols_blur_v, &j);
-}
-
-static void blur5(S2Ctx *k, EqPool *pool, const double *x1, const double *x2)
-{
-    float *outs[5] = { k->s11, k->s22, k->s12, k->mu1, k->mu2 };
-    if (!k->dsp->blur_h5) {
-        blur(k, pool, x1, x1, k->s11);
-        blur(k, pool, x2, x2, k->s22);
-        blur(k, pool, x1, x2, k->s12);
-        blur(k, pool, x1, NULL, k->mu1);
-        blur(k, pool, x2, NULL, k->mu2);
-        return;
-    }
-    Blur5Job j = { k, x1, x2 };
-    run_rows(pool, k->h, rows_blur_h5, &j);
-    for (int q = 0; q < 5; q++) {
-        VJob v = { k, k->tmp5[q], outs[q] };
-        run_rows(pool, k->w, cols_blur_v_plane, &v);
-    }
-}
-
-size_t eq_s2_run_doubles(int w, int h)
-{
-    /* 6 linear + 6 XYB + 2 term planes of w x h doubles, 10 float planes
-     * (5 doubles' worth), 6 next-scale planes of a quarter. */
-    size_t n0 = (size_t)w * h;
-    size_t nq = (size_t)((w + 1) / 2) * ((h + 1) / 2);
-    return 19 * n0 + 6 * nq;
-}
-
-int eq_s2_run(const EqS2Dsp *dsp, EqPool *threads, double *mem, float **scratch, const EqLog *log,
-              const EqS2Source *ref,
-              const EqS2Source *dist, EqScores *out)
+size_t eq_s2_run_doubles(int w, int h, int threads)
 {
     int widths[EQ_S2_MAX_SCALES], heights[EQ_S2_MAX_SCALES];
-    S2Ctx k;
-    int scales;
+    int band = s2_band_rows(threads);
+    int scales = eq_s2_scale_count(w, h, widths, heights);
+    size_t n = (s2_vout_floats(band) * (size_t)(threads < 1 ? 1 : threads) + 1) / 2;
+    for (int s = 0; s < scales; s++)
+        n += s2_scale_doubles(widths[s], band);
+    return n;
+}
+
+/* Rows [8 (U j / J), 8 (U (j + 1) / J)) of the band, U = ceil(rows / 8)
+ * (even: the downsampling takes row pairs). */
+static void s2_rows_job(void *p, int job, int worker)
+{
+    S2Run *r = p;
+    const EqS2Dsp *dsp = r->dsp;
+    S2Scale *k = &r->sc[r->s];
+    const int w = k->w, units = (r->rows + 7) / 8;
+    const int y0 = 8 * (int)((int64_t)units * job / r->jobs);
+    const int y1 = imin(r->rows, 8 * (int)((int64_t)units * (job + 1) / r->jobs));
+    if (y1 <= y0)
+        return;
+    const size_t o = (size_t)y0 * w, n = (size_t)(y1 - y0) * w;
+    const size_t slot = (size_t)(r->b0 % (2 * r->band)) * w; /* the band is contiguous */
+    if (r->s == 0)
+        for (int i = 0; i < 2; i++)
+            dsp->to_linear(r->src[i], r->b0 + y0, r->b0 + y1, k->lin[i][0] + o, k->lin[i][1] + o,
+                           k->lin[i][2] + o);
+    if (r->s + 1 < r->scales) {
+        S2Scale *nx = &r->sc[r->s + 1];
+        size_t no = (size_t)(r->b0 / 2 - nx->band_start) * nx->w;
+        for (int i = 0; i < 2; i++)
+            for (int c = 0; c < 3; c++)
+                dsp->downsample(k->lin[i][c], w, r->rows, nx->lin[i][c] + no, y0 / 2,
+                                (y1 + 1) / 2);
+    }
+    for (int i = 0; i < 2; i++)
+        dsp->xyb(k->lin[i][0] + o, k->lin[i][1] + o, k->lin[i][2] + o, k->xyb[i][0] + slot + o,
+                 k->xyb[i][1] + slot + o, k->xyb[i][2] + slot + o, n);
+    float *scratch = r->scratch ? r->scratch[worker] : NULL;
+    for (int c = 0; c < 3; c++) {
+        const double *x1 = k->xyb[0][c] + slot, *x2 = k->xyb[1][c] + slot;
+        float *const outs[5] = { k->hb[c][0] + slot, k->hb[c][1] + slot, k->hb[c][2] + slot,
+                                 k->hb[c][3] + slot, k->hb[c][4] + slot };
+        if (dsp->blur_h5) {
+            dsp->blur_h5(x1, x2, outs, w, r->rows, y0, y1, scratch);
+        } else {
+            dsp->blur_h(x1, x1, outs[0], w, r->rows, y0, y1, scratch);
+            dsp->blur_h(x2, x2, outs[1], w, r->rows, y0, y1, scratch);
+            dsp->blur_h(x1, x2, outs[2], w, r->rows, y0, y1, scratch);
+            dsp->blur_h(x1, NULL, outs[3], w, r->rows, y0, y1, scratch);
+            dsp->blur_h(x2, NULL, outs[4], w, r->rows, y0, y1, scratch);
+        }
+    }
+}
+
+/* Columns [16 (C j / J), 16 (C (j + 1) / J)), C = ceil(w / 16): column steps
+ * n0 .. n1 - 1 of the fifteen planes, then the terms of rows max(n0, 0) ..
+ * n1 - 1 on those columns. */
+static void s2_cols_job(void *p, int job, int worker)
+{
+    S2Run *r = p;
+    const EqS2Dsp *dsp = r->dsp;
+    S2Scale *k = &r->sc[r->s];
+    const int w = k->w, ring = 2 * r->band, blocks = (w + 15) / 16;
+    const int x0 = 16 * (int)((int64_t)blocks * job / r->jobs);
+    const int x1 = imin(w, 16 * (int)((int64_t)blocks * (job + 1) / r->jobs));
+    const int o0 = r->n0 > 0 ? r->n0 : 0;
+    const size_t plane = (size_t)(r->band + EQ_S2_RG_RADIUS - 1) * S2_VCOLS;
+    float *v = r->vout + (size_t)worker * s2_vout_floats(r->band);
+    for (int xc = x0; xc < x1; xc += S2_VCOLS) {
+        int cc = imin(S2_VCOLS, x1 - xc);
+        for (int c = 0; c < 3; c++) {
+            for (int q = 0; q < 5; q++)
+                dsp->blur_v_rows(k->hb[c][q], ring, w, k->h, r->n0, r->n1, xc, xc + cc,
+                                 k->vst[c][q] + xc, (size_t)w, v + q * plane, S2_VCOLS);
+            for (int n = o0; n < r->n1; n++) {
+                size_t xo = (size_t)(n % ring) * w + xc, vo = (size_t)(n - o0) * S2_VCOLS;
+                size_t to = (size_t)(n - o0) * w + xc;
+                dsp->terms(k->xyb[0][c] + xo, k->xyb[1][c] + xo, v + 3 * plane + vo,
+                           v + 4 * plane + vo, v + vo, v + plane + vo, v + 2 * plane + vo,
+                           k->term[c][0] + to, k->term[c][1] + to, (size_t)cc);
+            }
+        }
+    }
+}
+
+/* The six sums of channel `job` over the band's output rows, in raster order. */
+static void s2_sums_job(void *p, int job, int worker)
+{
+    (void)worker;
+    S2Run *r = p;
+    S2Scale *k = &r->sc[r->s];
+    const int o0 = r->n0 > 0 ? r->n0 : 0;
+    r->dsp->sums(k->term[job][0], k->term[job][1], (size_t)(r->n1 - o0) * k->w, k->acc[job]);
+}
+
+/* Jobs for `units` independent units of `pixels` work in all: one below
+ * 8192 pixels (about half a millisecond of work, where a pool hand-off
+ * starts to cost a noticeable share), else up to two per thread. */
+static int s2_jobs(const S2Run *r, int units, size_t pixels)
+{
+    int j = r->threads > 1 && pixels >= 8192 ? 2 * r->threads : 1;
+    return j < units ? j : units > 0 ? units : 1;
+}
+
+/* Scale s has received a full band of B rows, or its last rows. */
+static void s2_band(S2Run *r, int s)
+{
+    const int N = EQ_S2_RG_RADIUS;
+    S2Scale *k = &r->sc[s];
+    const int last = k->rows_in == k->h;
+    r->s = s;
+    r->b0 = k->band_start;
+    r->rows = k->rows_in - k->band_start;
+    r->jobs = s2_jobs(r, (r->rows + 7) / 8, (size_t)r->rows * k->w);
+    eq_pool_run(r->pool, r->jobs, s2_rows_job, r);
+    if (s + 1 < r->scales)
+        r->sc[s + 1].rows_in = (k->rows_in + 1) / 2;
+    /* Column steps whose lower input row n + N - 1 is in (all at the end). */
+    r->n0 = k->step;
+    r->n1 = last ? k->h : k->rows_in - (N - 1);
+    if (r->n1 > r->n0) {
+        size_t outs = (size_t)(r->n1 - (r->n0 > 0 ? r->n0 : 0)) * k->w;
+        r->jobs = s2_jobs(r, (k->w + 15) / 16, outs);
+        eq_pool_run(r->pool, r->jobs, s2_cols_job, r);
+        if (s2_jobs(r, 3, outs) > 1)
+            eq_pool_run(r->pool, 3, s2_sums_job, r);
+        else
+            for (int c = 0; c < 3; c++)
+                s2_sums_job(r, c, 0);
+        k->step = r->n1;
+    }
+    k->band_start = k->rows_in;
+    if (s + 1 < r->scales) {
+        S2Scale *nx = &r->sc[s + 1];
+        if (nx->rows_in - nx->band_start == r->band || nx->rows_in == nx->h)
+            s2_band(r, s + 1);
+    }
+}
+
+size_t eq_s2_work_bytes(int w, int h, int threads)
+{
+    int t = threads < 1 ? 1 : threads;
+    return sizeof(double) * eq_s2_run_doubles(w, h, t) +
+           (size_t)t * sizeof(float) * eq_s2_blur_scratch_floats(w);
+}
+
+int eq_s2_run(const EqS2Dsp *dsp, EqPool *pool, double *mem, float **scratch, const EqLog *log,
+              const EqS2Source *ref, const EqS2Source *dist, EqScores *out)
+{
+    int widths[EQ_S2_MAX_SCALES], heights[EQ_S2_MAX_SCALES];
+    S2Run r;
 
     int W = ref->plane[0].width, H = ref->plane[0].height;
-    scales = eq_s2_scale_count(W, H, widths, heights);
+    int scales = eq_s2_scale_count(W, H, widths, heights);
     if (scales == 0) {
         eq_log(log, EQ_LOG_ERROR,
                "ssimulacra2: the frame is %dx%d, and SSIMULACRA2 needs at least %dx%d pixels",
@@ -837,70 +896,52 @@ int eq_s2_run(const EqS2Dsp *dsp, EqPool *threads, double *mem, float **scratch,
         return EQ_ERR_TOO_SMALL;
     }
 
-    size_t n0 = (size_t)W * H;
-    size_t nq = (size_t)((W + 1) / 2) * ((H + 1) / 2);
-    memset(&k, 0, sizeof(k));
-    k.dsp = dsp;
-    k.scratch = scratch;
-    k.src[0] = ref;
-    k.src[1] = dist;
-    double *p = mem;
-    for (int i = 0; i < 2; i++)
-        for (int c = 0; c < 3; c++) {
-            k.lin[i][c] = p, p += n0;
-            k.xyb[i][c] = p, p += n0;
-            k.next[i][c] = p, p += nq;
-        }
-    k.ssim_d = p, p += n0;
-    k.edge_d1 = p, p += n0;
-    float *f = (float *)p;
-    k.tmp = f, f += n0;
-    k.tmp5[0] = k.tmp;
-    for (int q = 1; q < 5; q++)
-        k.tmp5[q] = f, f += n0;
-    k.s11 = f, f += n0;
-    k.s22 = f, f += n0;
-    k.s12 = f, f += n0;
-    k.mu1 = f, f += n0;
-    k.mu2 = f, f += n0;
-
-    k.w = W;
-    k.h = H;
-    run_rows(threads, H, rows_to_linear, &k);
-
     double sums[EQ_SSIMULACRA2_SUMS];
     memset(sums, 0, sizeof(sums));
+    memset(&r, 0, sizeof(r));
+    r.dsp = dsp;
+    r.pool = pool;
+    r.threads = pool ? eq_pool_threads(pool) : 1;
+    r.band = s2_band_rows(r.threads);
+    r.scales = scales;
+    r.src[0] = ref;
+    r.src[1] = dist;
+    r.scratch = scratch;
+
+    /* mem: eq_s2_run_doubles(W, H, threads), carved as that function counts. */
+    const size_t B = (size_t)r.band, T = (size_t)(r.band + EQ_S2_RG_RADIUS - 1);
+    double *p = mem;
+    r.vout = (float *)p;
+    p += (s2_vout_floats(r.band) * (size_t)r.threads + 1) / 2;
     for (int s = 0; s < scales; s++) {
-        if (s > 0) {
-            int nw = widths[s], nh = heights[s];
-            run_rows(threads, nh, rows_downsample, &k);
-            for (int i = 0; i < 2; i++)
-                for (int c = 0; c < 3; c++) {
-                    double *t = k.lin[i][c];
-                    k.lin[i][c] = k.next[i][c];
-                    k.next[i][c] = t;
-                }
-            k.w = nw;
-            k.h = nh;
-        }
-        run_rows(threads, k.h, rows_xyb, &k);
-        for (int c = 0; c < 3; c++) {
-            blur5(&k, threads, k.xyb[0][c], k.xyb[1][c]);
-            k.c = c;
-            double *acc = &sums[eq_s2_sum_index(s, c, 0)];
-            if (threads && eq_pool_threads(threads) > 1) {
-                run_rows(threads, k.h, rows_terms, &k);
-                dsp->sums(k.ssim_d, k.edge_d1, (size_t)k.w * k.h, acc);
-            } else {
-                /* One thread: terms and sums row by row, while the row is
-                 * in cache (the sums continue in raster order). */
-                for (int y = 0; y < k.h; y++) {
-                    rows_terms(&k, y, y + 1, 0);
-                    size_t o = (size_t)y * k.w;
-                    dsp->sums(k.ssim_d + o, k.edge_d1 + o, (size_t)k.w, acc);
-                }
+        S2Scale *k = &r.sc[s];
+        const size_t w = (size_t)widths[s];
+        k->w = widths[s];
+        k->h = heights[s];
+        k->step = -EQ_S2_RG_RADIUS + 1;
+        for (int i = 0; i < 2; i++)
+            for (int c = 0; c < 3; c++) {
+                k->lin[i][c] = p, p += B * w;
+                k->xyb[i][c] = p, p += 2 * B * w;
             }
+        for (int c = 0; c < 3; c++) {
+            k->term[c][0] = p, p += T * w;
+            k->term[c][1] = p, p += T * w;
+            k->acc[c] = &sums[eq_s2_sum_index(s, c, 0)];
         }
+        float *f = (float *)p;
+        for (int c = 0; c < 3; c++)
+            for (int q = 0; q < 5; q++) {
+                k->hb[c][q] = f, f += 2 * B * w;
+                k->vst[c][q] = f, f += 6 * w;
+                memset(k->vst[c][q], 0, sizeof(float) * 6 * w);
+            }
+        p += (15 * (2 * B + 6) * w) / 2;
+    }
+
+    for (int b0 = 0; b0 < H; b0 += r.band) {
+        r.sc[0].rows_in = imin(H, b0 + r.band);
+        s2_band(&r, 0);
     }
 
     out->ssimulacra2 = eq_s2_score_from_sums(sums, scales, widths, heights);
@@ -909,7 +950,7 @@ int eq_s2_run(const EqS2Dsp *dsp, EqPool *threads, double *mem, float **scratch,
     return 0;
 }
 
-/* Planes kept between frames. */
+/* Work buffers kept between frames (eq_s2_run_doubles). */
 struct EqCpuS2State {
     size_t cap;       /* doubles */
     double *mem;
@@ -944,11 +985,11 @@ int eq_cpu_ssimulacra2(EqCpu *cpu, const EqFrame *ref, const EqFrame *dist, EqSc
         eq_log(&cpu->log, EQ_LOG_ERROR, "ssimulacra2: cannot read the frame's planes");
         return err;
     }
-    size_t doubles = eq_s2_run_doubles(ref->width, ref->height);
+    int workers = eq_pool_threads(cpu->pool);
+    size_t doubles = eq_s2_run_doubles(ref->width, ref->height, workers);
     struct EqCpuS2State *st = cpu->ssimulacra2;
     if (!st || st->cap < doubles || st->sw < ref->width) {
         eq_cpu_ssimulacra2_free(cpu);
-        int workers = eq_pool_threads(cpu->pool);
         st = calloc(1, sizeof(*st));
         int ok = st != NULL;
         if (ok) {
@@ -961,15 +1002,20 @@ int eq_cpu_ssimulacra2(EqCpu *cpu, const EqFrame *ref, const EqFrame *dist, EqSc
                 ok = (st->scratch[i] =
                           malloc(sizeof(float) * eq_s2_blur_scratch_floats(ref->width))) != NULL;
         }
+        size_t bytes = eq_s2_work_bytes(ref->width, ref->height, workers);
         if (!ok) {
             eq_cpu_ssimulacra2_free(cpu);
             eq_log(&cpu->log, EQ_LOG_ERROR,
-                   "ssimulacra2: out of memory for a %dx%d frame (%zu MB of planes)", ref->width,
-                   ref->height, (sizeof(double) * doubles) >> 20);
+                   "ssimulacra2: out of memory for a %dx%d frame (%zu MB of work buffers)",
+                   ref->width, ref->height, bytes >> 20);
             return EQ_ERR_NO_MEMORY;
         }
         st->cap = doubles;
         st->sw = ref->width;
+        eq_log(&cpu->log, EQ_LOG_DEBUG,
+               "ssimulacra2: %zu bytes (%.1f MB) of work buffers for %dx%d on %d threads, "
+               "kept until the scorer closes or a wider frame comes",
+               bytes, (double)bytes / 1048576.0, ref->width, ref->height, workers);
     }
     eq_s2_dsp_init_c(&dsp);
     return eq_s2_run(&dsp, cpu->pool, st->mem, st->scratch, &cpu->log, &src[0], &src[1], out);

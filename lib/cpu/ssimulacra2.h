@@ -34,7 +34,8 @@ typedef struct EqS2Source {
 } EqS2Source;
 
 typedef struct EqS2Dsp {
-    /* Frame rows [y0, y1) to linear R, G, B planes. */
+    /* Frame rows [y0, y1) to linear R, G, B rows: frame row y goes to row
+     * y - y0 of r, g, b (w doubles each). */
     void (*to_linear)(const EqS2Source *src, int y0, int y1, double *r, double *g,
                       double *b);
     /* Output rows [y0, y1) of the 2x2 box downsampling of a w x h plane into
@@ -53,11 +54,17 @@ typedef struct EqS2Dsp {
      * (x2, x2), (x1, x2), (x1, NULL), (x2, NULL) with the same bits. */
     void (*blur_h5)(const double *x1, const double *x2, float *const out[5], int w, int h,
                     int y0, int y1, float *scratch);
-    /* Columns [x0, x1): the recursive blur down each column. `scratch`:
-     * eq_s2_blur_scratch_floats(w) floats of working memory, or NULL (then
-     * the stage allocates its own). */
-    void (*blur_v)(const float *in, float *out, int w, int h, int x0, int x1,
-                   float *scratch);
+    /* Columns [x0, x1): steps n0 .. n1 - 1 (-N + 1 <= n0 <= n1 <= h) of
+     * the recursive blur down each column (eq_s2_rg_step, zero outside
+     * rows [0, h)), continued from `state` and left there: six rows of
+     * `state_stride` floats (p1, p3, p5, pp1, pp3, pp5; column x at
+     * x - x0), all zero before step -N + 1. Input row y is at
+     * in + (y % ring) * w (ring >= h: a whole plane); the output of step
+     * n >= 0 at out + (n - max(n0, 0)) * out_stride + (x - x0). Steps
+     * split into any runs of calls give the same bits as one call. */
+    void (*blur_v_rows)(const float *in, int ring, int w, int h, int n0, int n1, int x0,
+                        int x1, float *state, size_t state_stride, float *out,
+                        size_t out_stride);
     /* n pixels: ssim_d[i] = eq_s2_ssim_d, edge_d1[i] = eq_s2_edge_d1 (the
      * blurred values widened to double). */
     void (*terms)(const double *x1, const double *x2, const float *mu1, const float *mu2,
@@ -65,8 +72,11 @@ typedef struct EqS2Dsp {
                   double *edge_d1, size_t n);
     /* The six sums of one channel of one scale, each a sequential double sum
      * over i = 0..n-1 (raster order), continuing from acc[EQ_S2_SUM_*] (0.0
-     * at a plane's start): a plane summed in row order, one call per row,
-     * gives the same bits as one call. */
+     * at a plane's start): a plane summed in row order, one call per row or
+     * band of rows, gives the same bits as one call. eq_s2_run calls it once
+     * per band of rows and channel, channels interleaved (and scales: the
+     * scales are streamed together), and on a pool the three channels of a
+     * band at the same time (different acc). */
     void (*sums)(const double *ssim_d, const double *edge_d1, size_t n, double acc[6]);
 } EqS2Dsp;
 
@@ -81,6 +91,12 @@ void eq_s2_blur_h_c(const double *a, const double *b, float *out, int w, int h, 
                     float *scratch);
 void eq_s2_blur_h5_c(const double *x1, const double *x2, float *const out[5], int w, int h,
                      int y0, int y1, float *scratch);
+void eq_s2_blur_v_rows_c(const float *in, int ring, int w, int h, int n0, int n1, int x0,
+                         int x1, float *state, size_t state_stride, float *out,
+                         size_t out_stride);
+/* Columns [x0, x1) of a whole w x h plane: eq_s2_blur_v_rows_c over all
+ * steps. `scratch`: eq_s2_blur_scratch_floats(w) floats of working memory,
+ * or NULL (then it allocates its own). */
 void eq_s2_blur_v_c(const float *in, float *out, int w, int h, int x0, int x1, float *scratch);
 size_t eq_s2_blur_scratch_floats(int w);
 void eq_s2_terms_c(const double *x1, const double *x2, const float *mu1, const float *mu2,
@@ -115,13 +131,23 @@ double eq_s2_score_from_sums(const double sums[EQ_SSIMULACRA2_SUMS], int scales,
 
 /*
  * Scores one pair with the stages of `dsp`, split over `pool` (NULL: on the
- * calling thread only), in `mem` (eq_s2_run_doubles(w, h) doubles), with
- * `scratch` (NULL, or one eq_s2_blur_scratch_floats(w) buffer per pool
- * worker) for the blur: fills
- * out->ssimulacra2, ssimulacra2_scales and ssimulacra2_sums. The frames are
- * at least 8x8 (else EQ_ERR_TOO_SMALL, logged).
+ * calling thread only), in `mem` (eq_s2_run_doubles(w, h, threads) doubles,
+ * threads = eq_pool_threads(pool), 1 without a pool), with `scratch` (NULL,
+ * or one eq_s2_blur_scratch_floats(w) buffer per pool worker) for the row
+ * blur: fills out->ssimulacra2, ssimulacra2_scales and ssimulacra2_sums.
+ * The frames are at least 8x8 (else EQ_ERR_TOO_SMALL, logged).
+ *
+ * Rows stream through all scales in bands of B = 16 max(threads, 2) rows
+ * (at most 128), so no plane of a whole scale is held and mem does not grow
+ * with h: about (312 B + 552) bytes per column per scale, i.e. about
+ * 2 w (312 B + 552) bytes for all scales, plus 5 (B + 4) kB per thread;
+ * 172 MB for w = 8192 on 2 threads (docs/ssimulacra2.md, "Memory").
  */
-size_t eq_s2_run_doubles(int w, int h);
+size_t eq_s2_run_doubles(int w, int h, int threads);
+/* What the CPU backend's scorer holds for SSIMULACRA2 at w x h on `threads`:
+ * mem and one row-blur scratch per thread, in bytes. Logged (EQ_LOG_DEBUG)
+ * when the scorer allocates it. */
+size_t eq_s2_work_bytes(int w, int h, int threads);
 int eq_s2_run(const EqS2Dsp *dsp, EqPool *pool, double *mem, float **scratch,
               const EqLog *log, const EqS2Source *ref, const EqS2Source *dist, EqScores *out);
 

@@ -30,11 +30,15 @@
 static int print_mode;
 static char last_msg[1024];
 
+static char work_msg[1024]; /* the last "work buffers" debug line */
+
 static void log_cb(void *user, EqLogLevel level, const char *msg)
 {
     (void)user;
     if (level == EQ_LOG_ERROR)
         snprintf(last_msg, sizeof(last_msg), "%s", msg);
+    if (level == EQ_LOG_DEBUG && strstr(msg, "of work buffers"))
+        snprintf(work_msg, sizeof(work_msg), "%s", msg);
 }
 
 static EqScorer *open_scorer(int threads, EqMatrix m, EqRange r)
@@ -289,6 +293,93 @@ static void test_known_answers(const char *dir, EqScorer *sc)
     kat_gen(sc, "yuv420p10_checker_16x16", EQ_LAYOUT_YUV420P, 16, 16, 10, 0, ck, cki, NULL);
 }
 
+/* All 108 raw sums, bit for bit, of frames tall and wide enough that every
+ * scale is scored in several bands of rows with a short last band (the
+ * driver streams rows; docs/ssimulacra2.md, "Memory"). Stored by --print
+ * with the whole-plane driver that came before the streaming one. */
+typedef struct KatSums {
+    const char *name;
+    EqLayout layout;
+    int w, h, bitdepth;
+    int scales;
+    double sums[EQ_SSIMULACRA2_SUMS];
+} KatSums;
+
+static const KatSums kat_sums[] = {
+#include "ssimulacra2_kat_sums.inc"
+};
+
+static int kat_sums_checked;
+
+static void test_all_sums(EqScorer *sc)
+{
+    Gen n5 = { 0, 5, 0 }, d6 = { 3, 6, 0 };
+    static const struct {
+        const char *name;
+        EqLayout layout;
+        const char *layout_name;
+        int w, h, bitdepth;
+    } frames[] = {
+        { "yuv420p8_203x389", EQ_LAYOUT_YUV420P, "EQ_LAYOUT_YUV420P", 203, 389, 8 },
+        { "rgb8_77x289", EQ_LAYOUT_RGB, "EQ_LAYOUT_RGB", 77, 289, 8 },
+        { "yuv444p10_530x41", EQ_LAYOUT_YUV444P, "EQ_LAYOUT_YUV444P", 530, 41, 10 },
+    };
+    for (size_t f = 0; f < sizeof(frames) / sizeof(frames[0]); f++) {
+        EqScores r;
+        kat_gen(sc, NULL, frames[f].layout, frames[f].w, frames[f].h, frames[f].bitdepth, 0, n5,
+                d6, &r);
+        if (print_mode) {
+            printf("    { \"%s\", %s, %d, %d, %d, %d, {\n", frames[f].name, frames[f].layout_name,
+                   frames[f].w, frames[f].h, frames[f].bitdepth, r.ssimulacra2_scales);
+            for (int i = 0; i < EQ_SSIMULACRA2_SUMS; i++)
+                printf("        %a,\n", r.ssimulacra2_sums[i]);
+            printf("    } },\n");
+            continue;
+        }
+        int found = 0;
+        for (size_t k = 0; k < sizeof(kat_sums) / sizeof(kat_sums[0]); k++) {
+            const KatSums *ks = &kat_sums[k];
+            if (strcmp(ks->name, frames[f].name) != 0)
+                continue;
+            found = 1;
+            CHECK(ks->layout == frames[f].layout && ks->w == frames[f].w &&
+                  ks->h == frames[f].h && ks->bitdepth == frames[f].bitdepth);
+            CHECK(r.ssimulacra2_scales == ks->scales);
+            for (int i = 0; i < EQ_SSIMULACRA2_SUMS; i++)
+                CHECK_BITS(r.ssimulacra2_sums[i], ks->sums[i]);
+            kat_sums_checked++;
+        }
+        if (!found)
+            fprintf(stderr, "no stored sums named %s\n", frames[f].name);
+        CHECK(found);
+    }
+}
+
+/* The scorer reports the SSIMULACRA2 buffers it allocates (debug log):
+ * the bytes of eq_s2_work_bytes; a narrower frame reuses them. */
+static void test_work_report(void)
+{
+    Gen n5 = { 0, 5, 0 }, d6 = { 3, 6, 0 };
+    EqScorer *sc = open_scorer(2, EQ_MATRIX_UNSPECIFIED, EQ_RANGE_UNSPECIFIED);
+    EqScores r;
+    size_t bytes = 0;
+    CHECK(sc != NULL);
+    if (!sc)
+        return;
+    work_msg[0] = 0;
+    kat_gen(sc, NULL, EQ_LAYOUT_YUV420P, 530, 41, 8, 0, n5, d6, &r);
+    CHECK(sscanf(work_msg, "ssimulacra2: %zu bytes", &bytes) == 1);
+    CHECK(strstr(work_msg, "for 530x41 on 2 threads") != NULL);
+    CHECK(bytes == eq_s2_work_bytes(530, 41, 2) && bytes > 0);
+    work_msg[0] = 0;
+    kat_gen(sc, NULL, EQ_LAYOUT_YUV420P, 200, 41, 8, 0, n5, d6, &r);
+    CHECK(work_msg[0] == 0);
+    kat_gen(sc, NULL, EQ_LAYOUT_YUV420P, 531, 9, 8, 0, n5, d6, &r);
+    CHECK(sscanf(work_msg, "ssimulacra2: %zu bytes", &bytes) == 1);
+    CHECK(bytes == eq_s2_work_bytes(531, 9, 2));
+    eq_scorer_close(&sc);
+}
+
 /* ------------------------------------------- layouts that must agree */
 
 static int same_bits(const EqScores *a, const EqScores *b)
@@ -535,6 +626,29 @@ static void test_blur_stages(void)
     eq_s2_blur_v_c(tmp2, out2, W, H, 7, 40, NULL);
     eq_s2_blur_v_c(tmp2, out2, W, H, 40, W, NULL);
     CHECK(memcmp(out, out2, sizeof(out)) == 0);
+    /* The column recursion streamed as the driver runs it: rows arrive in a
+     * ring of 24, the steps run in uneven pieces continuing from the saved
+     * state, the columns in two pieces; the bits of the whole-plane pass. */
+    {
+        enum { R = 24 };
+        static float ring[R * W], st[6 * W], got[W * H];
+        const int runs[5] = { 3, 7, 1, 9, 4 };
+        int n = -EQ_S2_RG_RADIUS + 1, have = 0, calls = 0;
+        memset(st, 0, sizeof(st));
+        memset(got, 0xff, sizeof(got));
+        while (n < H) {
+            int run = runs[calls++ % 5];
+            int n1 = n + run > H ? H : n + run;
+            int need = n1 + EQ_S2_RG_RADIUS - 1 > H ? H : n1 + EQ_S2_RG_RADIUS - 1;
+            for (; have < need; have++)
+                memcpy(ring + (have % R) * W, tmp2 + have * W, sizeof(float) * W);
+            int o0 = n > 0 ? n : 0;
+            eq_s2_blur_v_rows_c(ring, R, W, H, n, n1, 0, 17, st, W, got + o0 * W, W);
+            eq_s2_blur_v_rows_c(ring, R, W, H, n, n1, 17, W, st + 17, W, got + o0 * W + 17, W);
+            n = n1;
+        }
+        CHECK(calls > 5 && memcmp(got, out, sizeof(out)) == 0);
+    }
     /* The fused row stage = five row passes, bit for bit, any band split. */
     {
         static double in2[W * H];
@@ -588,11 +702,20 @@ int main(int argc, char **argv)
     if (!sc || !sc1 || !sc_709 || !sc_601)
         return eqtest_done();
     test_known_answers(argv[1], sc);
+    test_all_sums(sc);
     if (print_mode)
         return 0;
     int n = kat_checked;
     test_known_answers(argv[1], sc1); /* one thread: the same bits */
     CHECK(kat_checked == 2 * n && n == (int)(sizeof(kats) / sizeof(kats[0])));
+    EqScorer *sc3 = open_scorer(3, EQ_MATRIX_UNSPECIFIED, EQ_RANGE_UNSPECIFIED);
+    CHECK(sc3 != NULL);
+    test_all_sums(sc1);
+    test_work_report();
+    if (sc3)
+        test_all_sums(sc3);
+    eq_scorer_close(&sc3);
+    CHECK(kat_sums_checked == 3 * (int)(sizeof(kat_sums) / sizeof(kat_sums[0])));
     test_layouts(sc, sc_709, sc_601);
     test_extremes(sc);
     test_too_small(sc);
