@@ -6,7 +6,8 @@
 #
 #   tools/cuda_gpu_check.sh [steps]   steps: any of
 #       build kernels kernels-full errors parity parity-full fixtures memcheck racecheck
-#       bench bench-full bench4k threads mutation profile, and kernels-plan
+#       bench bench-full bench4k threads mutation profile, racecheck-ordsum
+#       racecheck-s2 (one stage of racecheck each), and kernels-plan
 #       parity-plan memcheck-plan bench-plan (the same with
 #       EXACTQUALITY_CUDA_WALK=plan)
 # bench4k: 3840x2160 only, 50 frames; threads: SSIMULACRA2 at 1080p and 4K
@@ -65,6 +66,8 @@ for s in $steps; do
     racecheck) run racecheck 240 "$san" --tool racecheck "$B/tests/checkkernels/checkkernels" --quick --seed "$SEED" --only ordsum
                run racecheck-ssim 240 "$san" --tool racecheck "$B/tests/checkkernels/checkkernels" --quick --seed "$SEED" --only ssim
                run racecheck-s2 300 "$san" --tool racecheck "$B/tests/checkkernels/checkkernels" --quick --seed "$SEED" --only ssimulacra2 ;;
+    racecheck-ordsum) run racecheck 240 "$san" --tool racecheck "$B/tests/checkkernels/checkkernels" --quick --seed "$SEED" --only ordsum ;;
+    racecheck-s2) run racecheck-s2 300 "$san" --tool racecheck "$B/tests/checkkernels/checkkernels" --quick --seed "$SEED" --only ssimulacra2 ;;
     bench4k) run bench4k 240 "$B/tools/bench_cuda" --sizes 3840x2160 --frames 50 --warmup 5 --metrics ssim,ms_ssim,ssimulacra2; cat "$OUT/bench4k.log" ;;
     threads) run threads 300 "$B/tools/bench_cuda" --sizes 1920x1080,3840x2160 --metrics ssimulacra2 --frames 100 --warmup 10 --threads 1,2,4,8; cat "$OUT/threads.log" ;;
     mutation)
