@@ -7,12 +7,14 @@
  * per-pixel formula comes from lib/exact/ssimulacra2.h and lib/exact/pmath.h,
  * so each stage gives the C stage's bits:
  *
- *   to_linear   one thread per pixel of both frames (eq_s2_yuv_to_linear,
+ *   xyb_down    one thread per 2x2 pixels of one frame of a scale: their
+ *               linear RGB (scale 0: from the frame, eq_s2_yuv_to_linear,
  *               eq_s2_gray_to_linear, or the sRGB curve for RGB; chroma
  *               upsampled with eq_s2_chroma_h / eq_s2_chroma_hv, neighbours
- *               chosen as eq_s2_to_linear_c chooses them)
- *   downsample  one thread per output (eq_s2_box4, edges repeated)
- *   xyb         one thread per pixel of both frames (eq_s2_xyb)
+ *               chosen as eq_s2_to_linear_c chooses them; scale s > 0: the
+ *               linear planes this kernel stored at scale s - 1), their XYB
+ *               (eq_s2_xyb) and the next scale's pixel (eq_s2_box4, edges
+ *               repeated). Scale 0's linear RGB never reaches memory.
  *   blur_h      one block per 32 rows of one channel, a warp per map (mu1,
  *               mu2, s11, s22, s12), a lane per row running eq_s2_rg_step;
  *               the block reads x1 and x2 once for the five maps, 32 columns
@@ -22,14 +24,18 @@
  *               eq_s2_blur_h_c reads them) in shared memory. Outputs are
  *               floats (the C stage stores the same floats widened to
  *               double).
- *   blur_v      one thread per column, map and channel, down the column.
- *   terms       one thread per pixel: eq_s2_ssim_d and eq_s2_edge_d1 from
- *               the blurred values widened to double.
+ *   blur_v_terms one block per 32 columns of one channel, a warp per map,
+ *               a lane per column running eq_s2_rg_step down it; every 40
+ *               rows the five maps' outputs wait in shared memory and the
+ *               block forms those rows' terms (eq_s2_ssim_d, eq_s2_edge_d1)
+ *               from the blurred floats widened to double: the blurred maps
+ *               never reach global memory.
  *   sums        the ordered-sum engine, all 108 sums in one launch; four of
  *               each channel's six are functions of the stored d1 (and one of
  *               d) formed on the fly (EQC_TERM_*), as eq_s2_sums_c forms them.
  * The score is the CPU's host function eq_s2_score_from_sums.
  */
+#include <limits.h>
 #include <string.h>
 
 #include "cuda/common.cuh"
@@ -55,57 +61,94 @@ static __device__ __forceinline__ double chroma_at(const S2Src &s, const EqcPlan
                               eqc_sample(p, t.cx, t.ny), eqc_sample(p, t.bx, t.ny));
 }
 
-__global__ void s2_to_linear_kernel(S2Src s0, S2Src s1, int w, int h, double *lin0,
-                                    double *lin1)
+/* The linear RGB of pixel (x, y) of a source frame (the C stage's
+ * eq_s2_to_linear_c for one pixel). */
+static __device__ __forceinline__ void s2_pixel_linear(const S2Src &s, int x, int y, double *r,
+                                                       double *g, double *b)
 {
-    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
-    if (x >= w)
-        return;
-    const S2Src &s = blockIdx.z ? s1 : s0;
-    double *lin = blockIdx.z ? lin1 : lin0;
-    const size_t n = (size_t)w * h, i = (size_t)y * w + x;
-    double r, g, b;
     if (s.rgb) {
         /* eq_s2_srgb_lut's entry for each code, computed in place */
-        r = eq_s2_srgb_code_to_linear(eqc_sample(s.p[0], x, y), s.maxv);
-        g = eq_s2_srgb_code_to_linear(eqc_sample(s.p[1], x, y), s.maxv);
-        b = eq_s2_srgb_code_to_linear(eqc_sample(s.p[2], x, y), s.maxv);
+        *r = eq_s2_srgb_code_to_linear(eqc_sample(s.p[0], x, y), s.maxv);
+        *g = eq_s2_srgb_code_to_linear(eqc_sample(s.p[1], x, y), s.maxv);
+        *b = eq_s2_srgb_code_to_linear(eqc_sample(s.p[2], x, y), s.maxv);
     } else if (s.gray) {
-        r = g = b = eq_s2_gray_to_linear(&s.yuv, (double)eqc_sample(s.p[0], x, y));
+        *r = *g = *b = eq_s2_gray_to_linear(&s.yuv, (double)eqc_sample(s.p[0], x, y));
     } else {
         double Y = (double)eqc_sample(s.p[0], x, y);
         double cb = chroma_at(s, s.p[1], x, y);
         double cr = chroma_at(s, s.p[2], x, y);
-        eq_s2_yuv_to_linear(&s.yuv, Y, cb, cr, &r, &g, &b);
+        eq_s2_yuv_to_linear(&s.yuv, Y, cb, cr, r, g, b);
     }
-    lin[i] = r;
-    lin[n + i] = g;
-    lin[2 * n + i] = b;
 }
 
-/* Six planes (2 frames x 3 channels) of w x h into (w+1)/2 x (h+1)/2. */
-__global__ void s2_downsample_kernel(const double *in, int w, int h, double *out)
+/* One scale's linear RGB to its XYB and to the next scale's linear RGB, in
+ * one pass: thread (ox, oy) of frame blockIdx.z owns the 2x2 pixels
+ * (2ox .. 2ox+1, 2oy .. 2oy+1) of the w x h scale. It reads their linear
+ * RGB (SRC: from the source frame, scale 0; else from `lin`, 3 planes per
+ * frame), writes their XYB (eq_s2_xyb; `xyb` 3 planes per frame) and, with
+ * `next`, output (ox, oy) of eq_s2_downsample_c: eq_s2_box4 of the pixels
+ * (xa, ya), (xb, ya), (xa, yb), (xb, yb), xb = min(2ox+1, w-1), yb =
+ * min(2oy+1, h-1) (an edge pixel read twice for odd sizes; it is written
+ * once, by its owner). `lin_out` (stage test only) receives the linear RGB.
+ * The linear planes of scale 0 never reach memory. */
+template <bool SRC>
+__global__ void __launch_bounds__(128)
+s2_xyb_down_kernel(S2Src s0, S2Src s1, const double *lin, int w, int h, double *lin_out,
+                   double *xyb, double *next)
 {
-    const int ow = (w + 1) / 2, oh = (h + 1) / 2;
-    const int ox = blockIdx.x * blockDim.x + threadIdx.x, oy = blockIdx.y;
+    const int ow = (w + 1) / 2;
+    const int ox = blockIdx.x * blockDim.x + threadIdx.x, oy = blockIdx.y, f = blockIdx.z;
     if (ox >= ow)
         return;
-    const double *p = in + (size_t)blockIdx.z * w * h;
-    const double *ra = p + (size_t)(2 * oy) * w;
-    const double *rb = p + (size_t)min(2 * oy + 1, h - 1) * w;
-    const int xa = 2 * ox, xb = min(2 * ox + 1, w - 1);
-    out[(size_t)blockIdx.z * ow * oh + (size_t)oy * ow + ox] =
-        eq_s2_box4(ra[xa], ra[xb], rb[xa], rb[xb]);
+    const S2Src &s = f ? s1 : s0;
+    const size_t n = (size_t)w * h, fo = (size_t)f * 3 * n;
+    double v[4][3];
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+        const int xj = 2 * ox + (j & 1), yj = 2 * oy + (j >> 1);
+        const int x = min(xj, w - 1), y = min(yj, h - 1);
+        const size_t i = (size_t)y * w + x;
+        if (SRC) {
+            s2_pixel_linear(s, x, y, &v[j][0], &v[j][1], &v[j][2]);
+        } else {
+            v[j][0] = lin[fo + i];
+            v[j][1] = lin[fo + n + i];
+            v[j][2] = lin[fo + 2 * n + i];
+        }
+        if (xj < w && yj < h) {
+            if (lin_out) {
+                lin_out[fo + i] = v[j][0];
+                lin_out[fo + n + i] = v[j][1];
+                lin_out[fo + 2 * n + i] = v[j][2];
+            }
+            eq_s2_xyb(v[j][0], v[j][1], v[j][2], &xyb[fo + i], &xyb[fo + n + i],
+                      &xyb[fo + 2 * n + i]);
+        }
+    }
+    if (next) {
+        const size_t on = (size_t)ow * ((h + 1) / 2), oi = (size_t)oy * ow + ox;
+        double *o = next + (size_t)f * 3 * on;
+#pragma unroll
+        for (int c = 0; c < 3; c++)
+            o[c * on + oi] = eq_s2_box4(v[0][c], v[1][c], v[2][c], v[3][c]);
+    }
 }
 
-__global__ void s2_xyb_kernel(const double *lin, double *xyb, size_t n)
+/* Launches s2_xyb_down_kernel over `frames` frames of a w x h scale. */
+static int s2_xyb_down(EqCuda *cuda, const S2Src &s0, const S2Src &s1, const double *lin, int w,
+                       int h, int frames, double *lin_out, double *xyb, double *next,
+                       cudaStream_t stream)
 {
-    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n)
-        return;
-    const double *l = lin + (size_t)blockIdx.y * 3 * n;
-    double *o = xyb + (size_t)blockIdx.y * 3 * n;
-    eq_s2_xyb(l[i], l[n + i], l[2 * n + i], &o[i], &o[n + i], &o[2 * n + i]);
+    int err = 0;
+    dim3 g(eqc_blocks((size_t)(w + 1) / 2, 128), (unsigned)(h + 1) / 2, (unsigned)frames);
+    if (lin)
+        s2_xyb_down_kernel<false><<<g, 128, 0, stream>>>(s0, s1, lin, w, h, lin_out, xyb, next);
+    else
+        s2_xyb_down_kernel<true><<<g, 128, 0, stream>>>(s0, s1, lin, w, h, lin_out, xyb, next);
+    EQC_CHECK_LAUNCH(cuda, "s2_xyb_down_kernel");
+    return 0;
+fail:
+    return err;
 }
 
 /* The input of blur map m at one pixel: 0 mu1 <- x1, 1 mu2 <- x2,
@@ -220,86 +263,111 @@ s2_blur_h_kernel(const double *xyb, int w, int h, float *tmp)
 #undef S2_BLUR_H_LOAD
 }
 
-/* Columns: thread (x, m, c) runs map m of channel c down column x; loads
- * are coalesced across the threads of a row. */
-__global__ void __launch_bounds__(64)
-s2_blur_v_kernel(const float *tmp, int w, int h, float *blurred)
+/* Columns, then the terms: one block per 32 columns of one channel, one
+ * warp per map (mu1, mu2, s11, s22, s12), a lane per column running the
+ * column's recursion (eq_s2_rg_step) down the column; every S2_VROWS steps
+ * the five maps' outputs of those rows wait in shared memory and the block
+ * forms the rows' terms (eq_s2_ssim_d, eq_s2_edge_d1) from them, so the
+ * blurred maps never reach global memory. tmp: float planes (c * 5 + m) of
+ * the row blur; d, d1: double planes of channel c. */
+#define S2_VROWS 40 /* four blocks of 2N steps */
+#define S2_VTERMS (S2_VROWS * 32 / (32 * S2_MAPS)) /* pixels per thread */
+
+__global__ void __launch_bounds__(32 * S2_MAPS, 3)
+s2_blur_v_terms_kernel(const double *xyb, const float *tmp, int w, int h, double *d,
+                       double *d1)
 {
-    const int x = blockIdx.x * blockDim.x + threadIdx.x, m = blockIdx.y, c = blockIdx.z;
-    if (x >= w)
-        return;
+    enum { N = EQ_S2_RG_RADIUS, B = 2 * EQ_S2_RG_RADIUS, G = S2_VROWS / B };
+    __shared__ float out[S2_MAPS][S2_VROWS][32];
+    const int tid = threadIdx.x, lane = tid & 31, m = tid >> 5;
+    const int x0 = blockIdx.x * 32, c = blockIdx.y;
+    const bool col = x0 + lane < w;
     const size_t n = (size_t)w * h;
-    const float *in = tmp + (size_t)(c * 5 + m) * n + x;
-    float *o = blurred + (size_t)(c * 5 + m) * n + x;
+    /* lanes past the last column run on zeros and store nothing */
+    const float *in = tmp + (size_t)(c * 5 + m) * n + (col ? x0 + lane : 0);
+    const double *x1 = xyb + (size_t)c * n, *x2 = xyb + (size_t)(3 + c) * n;
     float p1 = 0.0f, p3 = 0.0f, p5 = 0.0f, pp1 = 0.0f, pp3 = 0.0f, pp5 = 0.0f;
     /* Step k reads right = in[k + 4] and left = in[k - 6], the right of
      * step k - 10 (0 outside the column). With t = k + 4 running 0 .. h+3,
      * blocks of 10 steps: `prv` holds in[t-10 ..], `cur` in[t ..], and the
      * next two blocks are loaded ahead (each value read once, its load
-     * issued 10 to 30 steps before it is used). */
-    enum { B = 2 * EQ_S2_RG_RADIUS };
+     * issued 10 to 30 steps before it is used). A tile is G blocks: steps
+     * k = T0 - 4 .. T0 + 35, output k in row k - T0 + 4 of `out`. */
     float prv[B], cur[B], nx1[B], nx2[B];
 #pragma unroll
     for (int u = 0; u < B; u++) {
         prv[u] = 0.0f;
-        cur[u] = u < h ? in[(size_t)u * w] : 0.0f;
-        nx1[u] = B + u < h ? in[(size_t)(B + u) * w] : 0.0f;
+        cur[u] = col && u < h ? in[(size_t)u * w] : 0.0f;
+        nx1[u] = col && B + u < h ? in[(size_t)(B + u) * w] : 0.0f;
     }
-    for (int t0 = 0; t0 < h + EQ_S2_RG_RADIUS - 1; t0 += B) {
+    for (int T0 = 0; T0 < h + N - 1; T0 += S2_VROWS) {
+        /* this tile's x1, x2 for the terms, loaded before its steps run
+         * (pixel e = tid + 160 v: row e / 32, column e % 32; an index
+         * outside the frame reads pixel 0 and is never stored) */
+        double a1[S2_VTERMS], a2[S2_VTERMS];
 #pragma unroll
-        for (int u = 0; u < B; u++) {
-            const int t = t0 + 2 * B + u;
-            nx2[u] = t < h ? in[(size_t)t * w] : 0.0f;
+        for (int v = 0; v < S2_VTERMS; v++) {
+            const int e = tid + 32 * S2_MAPS * v, y = T0 - (N - 1) + (e >> 5),
+                      x = x0 + (e & 31);
+            const size_t i = y >= 0 && y < h && x < w ? (size_t)y * w + x : 0;
+            a1[v] = x1[i];
+            a2[v] = x2[i];
         }
+#pragma unroll 1
+        for (int g = 0; g < G; g++) {
+            const int t0 = T0 + B * g;
+            if (t0 >= h + N - 1)
+                break;
 #pragma unroll
-        for (int u = 0; u < B; u++) {
-            const int k = t0 + u - (EQ_S2_RG_RADIUS - 1);
-            if (k < h) {
-                const float v = eq_s2_rg_step(&p1, &p3, &p5, &pp1, &pp3, &pp5, prv[u], cur[u]);
-                if (k >= 0)
-                    o[(size_t)k * w] = v;
+            for (int u = 0; u < B; u++) {
+                const int t = t0 + 2 * B + u;
+                nx2[u] = col && t < h ? in[(size_t)t * w] : 0.0f;
+            }
+#pragma unroll
+            for (int u = 0; u < B; u++) {
+                const int k = t0 + u - (N - 1);
+                if (k < h)
+                    out[m][B * g + u][lane] =
+                        eq_s2_rg_step(&p1, &p3, &p5, &pp1, &pp3, &pp5, prv[u], cur[u]);
+            }
+#pragma unroll
+            for (int u = 0; u < B; u++) {
+                prv[u] = cur[u];
+                cur[u] = nx1[u];
+                nx1[u] = nx2[u];
             }
         }
+        __syncthreads(); /* the tile's five maps are in `out` */
 #pragma unroll
-        for (int u = 0; u < B; u++) {
-            prv[u] = cur[u];
-            cur[u] = nx1[u];
-            nx1[u] = nx2[u];
+        for (int v = 0; v < S2_VTERMS; v++) {
+            const int e = tid + 32 * S2_MAPS * v, r = e >> 5, q = e & 31;
+            const int y = T0 - (N - 1) + r, x = x0 + q;
+            if (y >= 0 && y < h && x < w) {
+                /* the blurred floats widened to double, as the C stage
+                 * stores them */
+                const size_t i = (size_t)y * w + x;
+                const double mu1 = out[0][r][q], mu2 = out[1][r][q];
+                d[(size_t)c * n + i] = eq_s2_ssim_d(mu1, mu2, (double)out[2][r][q],
+                                                    (double)out[3][r][q], (double)out[4][r][q]);
+                d1[(size_t)c * n + i] = eq_s2_edge_d1(a1[v], mu1, a2[v], mu2);
+            }
         }
+        __syncthreads(); /* every read of `out` is done before the next tile */
     }
 }
 
-/* Per pixel of channel c: the terms from the five blurred maps (floats,
- * widened to double as the C stage stores them). */
-__global__ void s2_terms_kernel(const double *xyb, const float *blurred, size_t n, double *d,
-                                double *d1)
-{
-    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    const int c = blockIdx.y;
-    if (i >= n)
-        return;
-    const float *b = blurred + (size_t)c * 5 * n;
-    const double mu1 = b[i], mu2 = b[n + i];
-    d[(size_t)c * n + i] = eq_s2_ssim_d(mu1, mu2, (double)b[2 * n + i], (double)b[3 * n + i],
-                                        (double)b[4 * n + i]);
-    d1[(size_t)c * n + i] = eq_s2_edge_d1(xyb[(size_t)c * n + i], mu1,
-                                          xyb[(size_t)(3 + c) * n + i], mu2);
-}
-
-/* The three blur-and-terms kernels for `nch` channels of one scale. */
+/* The row blur, then the columns with the terms, for `nch` channels of one
+ * scale. */
 static int s2_blur_terms(EqCuda *cuda, const double *xyb, int w, int h, int nch, float *tmp,
-                         float *blurred, double *d, double *d1, cudaStream_t stream)
+                         double *d, double *d1, cudaStream_t stream)
 {
     int err = 0;
-    const size_t n = (size_t)w * h;
     s2_blur_h_kernel<<<dim3(eqc_blocks((size_t)h, S2_TILE), nch), 32 * S2_MAPS, 0, stream>>>(
         xyb, w, h, tmp);
     EQC_CHECK_LAUNCH(cuda, "s2_blur_h_kernel");
-    s2_blur_v_kernel<<<dim3(eqc_blocks((size_t)w, 64), 5, nch), 64, 0, stream>>>(tmp, w, h,
-                                                                               blurred);
-    EQC_CHECK_LAUNCH(cuda, "s2_blur_v_kernel");
-    s2_terms_kernel<<<dim3(eqc_blocks(n, 256), nch), 256, 0, stream>>>(xyb, blurred, n, d, d1);
-    EQC_CHECK_LAUNCH(cuda, "s2_terms_kernel");
+    s2_blur_v_terms_kernel<<<dim3(eqc_blocks((size_t)w, 32), nch), 32 * S2_MAPS, 0, stream>>>(
+        xyb, tmp, w, h, d, d1);
+    EQC_CHECK_LAUNCH(cuda, "s2_blur_v_terms_kernel");
     return 0;
 fail:
     return err;
@@ -343,49 +411,39 @@ int eqc_ssimulacra2_launch(EqCuda *cuda, const EqcFrame *ref, const EqcFrame *di
         return err;
     }
 
-    /* lin (6 planes), next (6 quarter planes), xyb (6), tmp (15 floats),
-     * then d and d1 of every scale and channel (kept for the sums). */
+    /* xyb (6 planes), the linear RGB of scales 1.. (two buffers of 6
+     * quarter planes, used in turn), tmp (15 float planes), then d and d1
+     * of every scale and channel (kept for the sums). Scale 0's linear RGB
+     * is never stored. */
     const size_t n0 = (size_t)W * H, nq = (size_t)((W + 1) / 2) * ((H + 1) / 2);
     size_t nterms = 0;
     for (int s = 0; s < scales; s++)
         nterms += (size_t)widths[s] * heights[s];
-    const size_t bytes = sizeof(double) * (12 * n0 + 6 * nq + 6 * nterms) +
-                         sizeof(float) * 30 * n0;
+    const size_t bytes = sizeof(double) * (6 * n0 + 12 * nq + 6 * nterms) +
+                         sizeof(float) * 15 * n0;
     if ((err = eqc_buf_reserve(cuda, &cuda->scratch[EQC_SCRATCH_S2], bytes)) < 0)
         return err;
-    double *lin = (double *)cuda->scratch[EQC_SCRATCH_S2].ptr;
-    double *next = lin + 6 * n0;
-    double *xyb = next + 6 * nq;
-    double *terms = xyb + 6 * n0;
+    double *xyb = (double *)cuda->scratch[EQC_SCRATCH_S2].ptr;
+    double *lin[2] = { xyb + 6 * n0, xyb + 6 * n0 + 6 * nq };
+    double *terms = lin[1] + 6 * nq;
     float *tmp = (float *)(terms + 6 * nterms);
-
-    dim3 g0(eqc_blocks((size_t)W, 128), (unsigned)H, 2);
-    s2_to_linear_kernel<<<g0, 128, 0, stream>>>(s0, s1, W, H, lin, lin + 3 * n0);
-    EQC_CHECK_LAUNCH(cuda, "s2_to_linear_kernel");
 
     {
         EqcSumDesc desc[EQ_SSIMULACRA2_SUMS];
         int nd = 0;
-        double *cur = lin, *nxt = next;
         double *t = terms;
         for (int s = 0; s < scales; s++) {
             const int w = widths[s], h = heights[s];
             const size_t n = (size_t)w * h;
-            if (s > 0) {
-                const int pw = widths[s - 1], ph = heights[s - 1];
-                dim3 gd(eqc_blocks((size_t)w, 128), (unsigned)h, 6);
-                s2_downsample_kernel<<<gd, 128, 0, stream>>>(cur, pw, ph, nxt);
-                EQC_CHECK_LAUNCH(cuda, "s2_downsample_kernel");
-                double *sw = cur;
-                cur = nxt;
-                nxt = sw;
-            }
-            /* cur holds frame 0's 3 planes, then frame 1's, each n apart */
-            dim3 gx(eqc_blocks(n, 256), 2);
-            s2_xyb_kernel<<<gx, 256, 0, stream>>>(cur, xyb, n);
-            EQC_CHECK_LAUNCH(cuda, "s2_xyb_kernel");
+            /* scale s's XYB, and scale s+1's linear RGB from the same
+             * pixels: scale 0 from the frames, scale s > 0 from lin[(s-1)%2]
+             * into lin[s%2] (frame 0's 3 planes, then frame 1's) */
+            const double *cur = s > 0 ? lin[(s - 1) & 1] : NULL;
+            double *nxt = s + 1 < scales ? lin[s & 1] : NULL;
+            if ((err = s2_xyb_down(cuda, s0, s1, cur, w, h, 2, NULL, xyb, nxt, stream)) < 0)
+                return err;
             double *d = t, *d1 = t + 3 * n;
-            if ((err = s2_blur_terms(cuda, xyb, w, h, 3, tmp, tmp + 15 * n0, d, d1, stream)) < 0)
+            if ((err = s2_blur_terms(cuda, xyb, w, h, 3, tmp, d, d1, stream)) < 0)
                 return err;
             for (int c = 0; c < 3; c++) {
                 static const int kinds[6] = { EQC_TERM_X,        EQC_TERM_QUARTIC,
@@ -402,8 +460,6 @@ int eqc_ssimulacra2_launch(EqCuda *cuda, const EqcFrame *ref, const EqcFrame *di
         }
         return eqc_sums_launch(cuda, desc, nd, cuda->dres->sums, stream);
     }
-fail:
-    return err;
 }
 
 int eqc_ssimulacra2_finish(EqCuda *cuda, const EqFrame *ref, const EqcResults *res,
@@ -437,23 +493,29 @@ static int stage_sync(EqCuda *cuda, int err)
 #define STAGE_COPY(dst, src, bytes, dir)                                                   \
     EQC_CHECK(cuda, EQC_SITE_COPY, cudaMemcpyAsync(dst, src, bytes, dir, cuda->stream))
 
+/* The stages run the pipeline's kernels: to_linear, downsample and xyb are
+ * s2_xyb_down_kernel (from the frames with the linear RGB also stored; from
+ * linear planes with and without the next scale), blur_terms is
+ * s2_blur_terms. */
 extern "C" int eq_cuda_stage_s2_to_linear(EqCuda *cuda, const EqFrame *ref,
                                           const EqFrame *dist, double *lin)
 {
     EqcFrame a, b;
     S2Src s0, s1;
     const int w = ref->width, h = ref->height;
-    const size_t n = (size_t)w * h;
+    const size_t n = (size_t)w * h, m = (size_t)((w + 1) / 2) * ((h + 1) / 2);
     int err = eqc_upload_pair(cuda, ref, dist, &a, &b);
     if (err < 0 || (err = s2_source(cuda, &a, &s0)) < 0 || (err = s2_source(cuda, &b, &s1)) < 0)
         return stage_sync(cuda, err);
-    if ((err = eqc_buf_reserve(cuda, &cuda->scratch[EQC_SCRATCH_STAGE], 6 * n * 8)) < 0)
+    if ((err = eqc_buf_reserve(cuda, &cuda->scratch[EQC_SCRATCH_STAGE], (12 * n + 6 * m) * 8)) <
+        0)
         return stage_sync(cuda, err);
     {
+        /* linear RGB, then XYB and the next scale (not compared here) */
         double *d = (double *)cuda->scratch[EQC_SCRATCH_STAGE].ptr;
-        dim3 g(eqc_blocks((size_t)w, 128), (unsigned)h, 2);
-        s2_to_linear_kernel<<<g, 128, 0, cuda->stream>>>(s0, s1, w, h, d, d + 3 * n);
-        EQC_CHECK_LAUNCH(cuda, "s2_to_linear_kernel");
+        if ((err = s2_xyb_down(cuda, s0, s1, NULL, w, h, 2, d, d + 6 * n, d + 12 * n,
+                               cuda->stream)) < 0)
+            goto fail;
         STAGE_COPY(lin, d, 6 * n * 8, cudaMemcpyDeviceToHost);
     }
     return stage_sync(cuda, 0);
@@ -464,17 +526,22 @@ fail:
 extern "C" int eq_cuda_stage_s2_downsample(EqCuda *cuda, const double *in, int w, int h,
                                            double *out)
 {
+    S2Src none;
     const size_t n = (size_t)w * h, m = (size_t)((w + 1) / 2) * ((h + 1) / 2);
-    int err = eqc_buf_reserve(cuda, &cuda->scratch[EQC_SCRATCH_STAGE], (n + m) * 8);
+    int err = eqc_buf_reserve(cuda, &cuda->scratch[EQC_SCRATCH_STAGE], (6 * n + 3 * m) * 8);
     if (err < 0)
         return err;
+    memset(&none, 0, sizeof(none));
     {
+        /* `in` as the red plane of one frame (green and blue 0); the
+         * frame's XYB goes to scratch, its red next-scale plane back */
         double *d = (double *)cuda->scratch[EQC_SCRATCH_STAGE].ptr;
         STAGE_COPY(d, in, n * 8, cudaMemcpyHostToDevice);
-        dim3 g(eqc_blocks((size_t)(w + 1) / 2, 128), (unsigned)(h + 1) / 2, 1);
-        s2_downsample_kernel<<<g, 128, 0, cuda->stream>>>(d, w, h, d + n);
-        EQC_CHECK_LAUNCH(cuda, "s2_downsample_kernel");
-        STAGE_COPY(out, d + n, m * 8, cudaMemcpyDeviceToHost);
+        EQC_CHECK(cuda, EQC_SITE_OTHER, cudaMemsetAsync(d + n, 0, 2 * n * 8, cuda->stream));
+        if ((err = s2_xyb_down(cuda, none, none, d, w, h, 1, NULL, d + 3 * n, d + 6 * n,
+                               cuda->stream)) < 0)
+            goto fail;
+        STAGE_COPY(out, d + 6 * n, m * 8, cudaMemcpyDeviceToHost);
     }
     return stage_sync(cuda, 0);
 fail:
@@ -483,15 +550,20 @@ fail:
 
 extern "C" int eq_cuda_stage_s2_xyb(EqCuda *cuda, const double *lin, size_t n, double *xyb)
 {
+    S2Src none;
+    if (n >= (size_t)INT_MAX)
+        return EQ_ERR_TOO_LARGE;
     int err = eqc_buf_reserve(cuda, &cuda->scratch[EQC_SCRATCH_STAGE], 6 * n * 8);
     if (err < 0)
         return err;
+    memset(&none, 0, sizeof(none));
     {
+        /* the n pixels as one row, no next scale */
         double *d = (double *)cuda->scratch[EQC_SCRATCH_STAGE].ptr;
         STAGE_COPY(d, lin, 3 * n * 8, cudaMemcpyHostToDevice);
-        dim3 g(eqc_blocks(n, 256), 1);
-        s2_xyb_kernel<<<g, 256, 0, cuda->stream>>>(d, d + 3 * n, n);
-        EQC_CHECK_LAUNCH(cuda, "s2_xyb_kernel");
+        if ((err = s2_xyb_down(cuda, none, none, d, (int)n, 1, 1, NULL, d + 3 * n, NULL,
+                               cuda->stream)) < 0)
+            goto fail;
         STAGE_COPY(xyb, d + 3 * n, 3 * n * 8, cudaMemcpyDeviceToHost);
     }
     return stage_sync(cuda, 0);
@@ -505,7 +577,7 @@ extern "C" int eq_cuda_stage_s2_blur_terms(EqCuda *cuda, const double *x1, const
     const size_t n = (size_t)w * h;
     /* xyb layout of one channel: x1 in plane 0, x2 in plane 3 */
     int err = eqc_buf_reserve(cuda, &cuda->scratch[EQC_SCRATCH_STAGE],
-                              8 * n * 8 + 10 * n * sizeof(float));
+                              8 * n * 8 + 5 * n * sizeof(float));
     if (err < 0)
         return err;
     {
@@ -515,7 +587,7 @@ extern "C" int eq_cuda_stage_s2_blur_terms(EqCuda *cuda, const double *x1, const
         STAGE_COPY(xyb, x1, n * 8, cudaMemcpyHostToDevice);
         STAGE_COPY(xyb + 3 * n, x2, n * 8, cudaMemcpyHostToDevice);
         EQC_CHECK(cuda, EQC_SITE_OTHER, cudaMemsetAsync(od, 0xff, 2 * n * 8, cuda->stream));
-        if ((err = s2_blur_terms(cuda, xyb, w, h, 1, tmp, tmp + 5 * n, od, od1, cuda->stream)) < 0)
+        if ((err = s2_blur_terms(cuda, xyb, w, h, 1, tmp, od, od1, cuda->stream)) < 0)
             goto fail;
         STAGE_COPY(d, od, n * 8, cudaMemcpyDeviceToHost);
         STAGE_COPY(d1, od1, n * 8, cudaMemcpyDeviceToHost);
