@@ -99,11 +99,6 @@ struct EqcSumTable {
     EqcSumDesc d[EQC_MAX_SUMS];
     long long chunk_off[EQC_MAX_SUMS + 1]; /* first global chunk of each sum */
     long long group_off[EQC_MAX_SUMS + 1]; /* first segment group of each sum */
-    /* runs of consecutive sums with the same number of chunks: the first
-     * sum of each sum's run and the run's length (the order in which the
-     * warps take chunks, ordsum.cu's chunk_of_warp) */
-    int run_first[EQC_MAX_SUMS];
-    int run_len[EQC_MAX_SUMS];
 };
 
 /* Where the last launch left its partial results (for the kernel harness). */

@@ -24,24 +24,6 @@ static __device__ __forceinline__ int sum_of_chunk(const EqcSumTable *t, long lo
     return lo;
 }
 
-/* The chunk that warp v of ord_chunk_sums / ord_chunk_runs forms, and its
- * sum. The sums of a run of k consecutive sums with nch chunks each hold
- * the global chunks off .. off + k nch - 1 (sum a + j: off + j nch + c);
- * warp off + r takes chunk c = r / k of sum a + r % k, so the warps that
- * run together take the same chunk of every sum of the run
- * (SSIMULACRA2's six sums of a channel read two planes, the 18 sums of a
- * scale six: repeated reads then hit L2). A bijection of [0, total): only
- * which warp forms which chunk changes, never a result or where it goes. */
-static __device__ __forceinline__ long long chunk_of_warp(const EqcSumTable *t, long long v,
-                                                          int *sum)
-{
-    const int a = t->run_first[sum_of_chunk(t, v)], k = t->run_len[a];
-    const long long r = v - t->chunk_off[a];
-    const int j = (int)(r % k);
-    *sum = a + j;
-    return t->chunk_off[a + j] + r / k;
-}
-
 /* The term of kind `kind` (EQC_TERM_*) on K values in place, the
  * (block-uniform) kind tested once: the loads before it then issue
  * together instead of one branch at a time. A value 0.0 stays +0.0 for
@@ -139,11 +121,10 @@ ord_chunk_sums_kernel(const EqcSumTable *t, double *chunk_sum, unsigned char *ze
 {
     __shared__ double stage[RUNS_WARPS][32 * RUNS_ROW];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const long long v = (long long)blockIdx.x * RUNS_WARPS + warp;
-    if (v >= total)
+    const long long g = (long long)blockIdx.x * RUNS_WARPS + warp;
+    if (g >= total)
         return; /* whole warps only: no block barrier below */
-    int s;
-    const long long g = chunk_of_warp(t, v, &s);
+    const int s = sum_of_chunk(t, g);
     const EqcSumDesc d = t->d[s];
     const long long first = (g - t->chunk_off[s]) * EQC_ORD_CHUNK;
     const int count = d.n - first < EQC_ORD_CHUNK ? (int)(d.n - first) : EQC_ORD_CHUNK;
@@ -294,11 +275,10 @@ ord_chunk_runs_kernel(const EqcSumTable *t, const int *plan, EqOrdRun *runs, lon
 {
     __shared__ double stage[RUNS_WARPS][32 * RUNS_ROW];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const long long v = (long long)blockIdx.x * RUNS_WARPS + warp;
-    if (v >= total)
+    const long long g = (long long)blockIdx.x * RUNS_WARPS + warp;
+    if (g >= total)
         return; /* whole warps only: no block barrier below */
-    int s;
-    const long long g = chunk_of_warp(t, v, &s);
+    const int s = sum_of_chunk(t, g);
     const EqcSumDesc d = t->d[s];
     const long long c = g - t->chunk_off[s];
     const int e = plan[g];
@@ -544,14 +524,6 @@ int eqc_sums_launch(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double *do
     }
     ht->chunk_off[nsums] = total;
     ht->group_off[nsums] = groups;
-    for (int i = 0; i < nsums; i++) {
-        const long long nch = ht->chunk_off[i + 1] - ht->chunk_off[i];
-        const int same = i > 0 && ht->chunk_off[i] - ht->chunk_off[i - 1] == nch;
-        ht->run_first[i] = same ? ht->run_first[i - 1] : i;
-        ht->run_len[ht->run_first[i]] = i - ht->run_first[i] + 1;
-    }
-    for (int i = 0; i < nsums; i++)
-        ht->run_len[i] = ht->run_len[ht->run_first[i]];
 
     const size_t need =
         (size_t)total * (sizeof(double) + 2 * sizeof(int) + 2 * sizeof(EqOrdRun) + 1);

@@ -87,14 +87,11 @@ static int same_run(const EqOrdRun *a, const EqOrdRun *b)
 
 void ck_ordsum(CkContext *ck)
 {
-    /* 1025 twice: two sums of two chunks each, whose chunks the warps take
-     * interleaved (ordsum.cu's chunk_of_warp); the sums up to 1024 terms
-     * have one chunk each */
-    static const size_t sizes_ci[] = {0, 1, 5, 1023, 1024, 1025, 1025, 4103, 65536 + 77, 200003};
-    static const size_t sizes_full[] = {0,    1,    1025,       1025,   5,       1023,
-                                        1024, 4103, 65536 + 77, 200003, 1000003, 3840 * 2160};
+    static const size_t sizes_ci[] = {0, 1, 5, 1023, 1024, 1025, 4103, 65536 + 77, 200003};
+    static const size_t sizes_full[] = {0,    1,          5,      1023,    1024,       1025,
+                                        4103, 65536 + 77, 200003, 1000003, 3840 * 2160};
     const size_t *sizes = ck->full ? sizes_full : sizes_ci;
-    int nsizes = ck->full ? 12 : ck->quick ? 8 : 10;
+    int nsizes = ck->full ? 11 : ck->quick ? 7 : 9;
     uint64_t rng = ck->seed ^ 0x4f5244ull;
     const EqOrdLayout *lay = &eq_ordsum_default_layout;
     long plan_diff = 0, plan_total = 0, tie_chunks = 0, free_chunks = 0;
