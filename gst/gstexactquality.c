@@ -21,7 +21,10 @@
  * duration, else the reference's, else 1/framerate of the distorted caps;
  * without any, only equal running times pair). The earlier of two frames that
  * do not pair is *unpaired*: a reference frame is discarded, a distorted frame
- * is pushed downstream without meta. With `pairing=sequence` the n-th
+ * is pushed downstream without meta. Frames without a timestamp (no PTS):
+ * when neither head frame has one, the two pair in the order they came;
+ * a frame without one facing a frame with one is unpaired
+ * (`no-timestamp`). With `pairing=sequence` the n-th
  * reference frame pairs with the n-th distorted frame. When one pad ends
  * first, the other pad's remaining frames are unpaired. In a live pipeline a
  * frame whose partner has not arrived when the aggregator times out (its
@@ -58,8 +61,9 @@
  * * `pad` (G_TYPE_STRING): "ref_sink" or "dist_sink".
  * * `timestamp`, `running-time` (G_TYPE_UINT64): the frame's PTS and running
  *   time (ts-offset included for the distorted pad).
- * * `reason` (G_TYPE_STRING): "no-partner", "other-pad-ended", "timeout" or
- *   "outside-segment".
+ * * `reason` (G_TYPE_STRING): "no-partner", "other-pad-ended", "timeout",
+ *   "outside-segment" (a PTS outside the segment) or "no-timestamp" (no PTS,
+ *   while the other pad's frame has one).
  *
  * `exactquality-summary`, once, when both pads have ended (also when the
  * element stops before that):
@@ -271,7 +275,8 @@ gst_exact_quality_pairing_get_type (void)
   static GType type = 0;
   static const GEnumValue values[] = {
     {GST_EXACT_QUALITY_PAIRING_TIMESTAMP,
-        "Pair frames whose running times differ by less than half a frame",
+        "Pair frames whose running times differ by less than half a frame "
+          "(two frames without timestamps: in arrival order)",
         "timestamp"},
     {GST_EXACT_QUALITY_PAIRING_SEQUENCE,
         "Pair the n-th reference frame with the n-th distorted frame",
@@ -1518,10 +1523,12 @@ typedef enum
   UNPAIRED_OTHER_ENDED,
   UNPAIRED_TIMEOUT,
   UNPAIRED_OUTSIDE_SEGMENT,
+  UNPAIRED_NO_TIMESTAMP,
 } UnpairedReason;
 
 static const gchar *const unpaired_reasons[] = {
   "no-partner", "other-pad-ended", "timeout", "outside-segment",
+  "no-timestamp",
 };
 
 static GstClockTime
@@ -2056,12 +2063,21 @@ gst_exact_quality_aggregate (GstAggregator * agg, gboolean timeout)
     goto done;
   }
 
-  if (!GST_CLOCK_TIME_IS_VALID (ref_rt)) {
+  if (!GST_BUFFER_PTS_IS_VALID (ref) && !GST_BUFFER_PTS_IS_VALID (dist)) {
+    /* neither frame has a timestamp: nothing to compare, they pair in the
+     * order they came (as pairing=sequence would) */
+    GST_LOG_OBJECT (self, "pairing two frames without timestamps");
+    ret = gst_exact_quality_submit_pair (self, ref_rt);
+  } else if (!GST_CLOCK_TIME_IS_VALID (ref_rt)) {
+    /* no timestamp while the distorted frame has one, or outside the
+     * segment: cannot be placed against it */
     ret = gst_exact_quality_unpaired (self, self->ref_pad, ref_rt,
-        UNPAIRED_OUTSIDE_SEGMENT);
+        GST_BUFFER_PTS_IS_VALID (ref) ? UNPAIRED_OUTSIDE_SEGMENT :
+        UNPAIRED_NO_TIMESTAMP);
   } else if (!GST_CLOCK_TIME_IS_VALID (dist_rt)) {
     ret = gst_exact_quality_unpaired (self, self->dist_pad, dist_rt,
-        UNPAIRED_OUTSIDE_SEGMENT);
+        GST_BUFFER_PTS_IS_VALID (dist) ? UNPAIRED_OUTSIDE_SEGMENT :
+        UNPAIRED_NO_TIMESTAMP);
   } else {
     gint64 d = dist_adj - (gint64) ref_rt;
     guint64 ad = d < 0 ? -(guint64) d : (guint64) d;
