@@ -21,7 +21,10 @@
  * duration, else the reference's, else 1/framerate of the distorted caps;
  * without any, only equal running times pair). The earlier of two frames that
  * do not pair is *unpaired*: a reference frame is discarded, a distorted frame
- * is pushed downstream without meta. With `pairing=sequence` the n-th
+ * is pushed downstream without meta. Frames without a timestamp (no PTS):
+ * when neither head frame has one, the two pair in the order they came;
+ * a frame without one facing a frame with one is unpaired
+ * (`no-timestamp`). With `pairing=sequence` the n-th
  * reference frame pairs with the n-th distorted frame. When one pad ends
  * first, the other pad's remaining frames are unpaired. In a live pipeline a
  * frame whose partner has not arrived when the aggregator times out (its
@@ -58,8 +61,9 @@
  * * `pad` (G_TYPE_STRING): "ref_sink" or "dist_sink".
  * * `timestamp`, `running-time` (G_TYPE_UINT64): the frame's PTS and running
  *   time (ts-offset included for the distorted pad).
- * * `reason` (G_TYPE_STRING): "no-partner", "other-pad-ended", "timeout" or
- *   "outside-segment".
+ * * `reason` (G_TYPE_STRING): "no-partner", "other-pad-ended", "timeout",
+ *   "outside-segment" (a PTS outside the segment) or "no-timestamp" (no PTS,
+ *   while the other pad's frame has one).
  *
  * `exactquality-summary`, once, when both pads have ended (also when the
  * element stops before that):
@@ -71,6 +75,8 @@
  * * `backend` (G_TYPE_STRING).
  * * `cross-check-compared`, `cross-check-identical`,
  *   `cross-check-different` (G_TYPE_UINT64).
+ * * `spill-errors` (G_TYPE_UINT64): 0, or 1 when the summary's temporary
+ *   file (below) could not be created, written or read.
  * * for each value nick N present in at least one frame, G_TYPE_DOUBLE
  *   fields `N-mean`, `N-harmonic-mean`, `N-min`, `N-max`, `N-stddev`,
  *   `N-p1`, `N-p5`, `N-p50`, pooled over the pairs where the value is
@@ -78,7 +84,17 @@
  *   (libvmaf/src/libvmaf.c, vmaf_feature_score_pooled): n / sum (1 / (x + 1))
  *   - 1. Standard deviation: population, sqrt (sum ((x - mean)^2) / n).
  *   Percentiles: nearest rank on the sorted values, Pk = sorted[ceil (k n /
- *   100) - 1] (no interpolation, always one of the scores).
+ *   100) - 1] (no interpolation, always one of the scores; -0.0 and +0.0
+ *   are equal and keep their frame order).
+ *
+ * Memory stays bounded however long the run: the standard deviation and
+ * the percentiles need every value, which the element keeps in RAM for
+ * 1024 pairs at a time and then in an anonymous temporary file in
+ * g_get_tmp_dir () (TMPDIR): 8 bytes per value per pair, 192 bytes per
+ * pair with all metrics. When that file fails (a full disk), a
+ * GST_ELEMENT_WARNING says so, `spill-errors` counts it, and the summary
+ * has no `N-stddev`, `N-p1`, `N-p5`, `N-p50` (`nan` in the CSV log, null
+ * in the JSON-lines log).
  *
  * ## Log
  * `log-location` writes one record per pair and the summary last.
@@ -143,6 +159,7 @@
 
 #include "gstexactquality.h"
 #include "gstexactqualitymeta.h"
+#include "gstexactqualitypool.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_exact_quality_debug);
 #define GST_CAT_DEFAULT gst_exact_quality_debug
@@ -163,6 +180,8 @@ GST_DEBUG_CATEGORY_STATIC (gst_exact_quality_debug);
 #define DEFAULT_FRAMES_IN_FLIGHT 1
 
 #define TEST_PERTURB_ENV "GST_EXACT_QUALITY_TEST_PERTURB_CROSS_CHECK"
+#define TEST_SUMMARY_BLOCK_ENV "GST_EXACT_QUALITY_TEST_SUMMARY_BLOCK"
+#define TEST_SUMMARY_SPILL_PATH_ENV "GST_EXACT_QUALITY_TEST_SUMMARY_SPILL_PATH"
 
 enum
 {
@@ -256,7 +275,8 @@ gst_exact_quality_pairing_get_type (void)
   static GType type = 0;
   static const GEnumValue values[] = {
     {GST_EXACT_QUALITY_PAIRING_TIMESTAMP,
-        "Pair frames whose running times differ by less than half a frame",
+        "Pair frames whose running times differ by less than half a frame "
+          "(two frames without timestamps: in arrival order)",
         "timestamp"},
     {GST_EXACT_QUALITY_PAIRING_SEQUENCE,
         "Pair the n-th reference frame with the n-th distorted frame",
@@ -509,10 +529,11 @@ gst_exact_quality_class_init (GstExactQualityClass * klass)
       "frame: pad, reason (string), timestamp, running-time (guint64). "
       "'exactquality-summary' at the end: frames, failed, unpaired, "
       "unpaired-ref, unpaired-dist, cross-check-compared, "
-      "cross-check-identical, cross-check-different (guint64), backend "
-      "(string), and per value nick N: N-mean, N-harmonic-mean, N-min, "
-      "N-max, N-stddev, N-p1, N-p5, N-p50 (gdouble; nearest-rank "
-      "percentiles)");
+      "cross-check-identical, cross-check-different, spill-errors "
+      "(guint64), backend (string), and per value nick N: N-mean, "
+      "N-harmonic-mean, N-min, N-max, N-stddev, N-p1, N-p5, N-p50 (gdouble; "
+      "nearest-rank percentiles; stddev and percentiles absent when the "
+      "summary's temporary file failed, spill-errors 1)");
   gst_element_class_add_static_metadata (element_class, "meta",
       "GstExactQualityMeta (API GstExactQualityMetaAPI, no tags, copied with "
       "the buffer): frame (guint64), backend (string), ref_running_time, "
@@ -955,90 +976,31 @@ write_log_frame (GstExactQuality * self, guint64 frame, GstClockTime pts,
 
 /* ------------------------------------------------------------- summary */
 
-typedef struct
-{
-  guint n;
-  gdouble mean, harmonic_mean, min, max, stddev, p1, p5, p50;
-} PoolStats;
-
-static gint
-compare_doubles (gconstpointer a, gconstpointer b)
-{
-  gdouble x = *(const gdouble *) a, y = *(const gdouble *) b;
-
-  return x < y ? -1 : x > y ? 1 : 0;
-}
-
-/* Nearest rank: the smallest value with at least k% of the values at or
- * below it, sorted[ceil (k n / 100) - 1]. */
-static gdouble
-percentile (const gdouble * sorted, guint n, guint k)
-{
-  guint64 rank = ((guint64) k * n + 99) / 100;
-
-  if (rank < 1)
-    rank = 1;
-  return sorted[rank - 1];
-}
-
-static gboolean
-pool_stats (const GArray * samples, PoolStats * st)
-{
-  const gdouble *x = (const gdouble *) samples->data;
-  gdouble sum = 0.0, inv_sum = 0.0, sq = 0.0, *sorted;
-  guint i, n = samples->len;
-
-  memset (st, 0, sizeof (*st));
-  if (n == 0)
-    return FALSE;
-  st->n = n;
-  st->min = st->max = x[0];
-  for (i = 0; i < n; i++) {
-    sum += x[i];
-    /* libvmaf 3.2.0 libvmaf/src/libvmaf.c, vmaf_feature_score_pooled */
-    inv_sum += 1.0 / (x[i] + 1.0);
-    if (x[i] < st->min)
-      st->min = x[i];
-    if (x[i] > st->max)
-      st->max = x[i];
-  }
-  st->mean = sum / n;
-  st->harmonic_mean = n / inv_sum - 1.0;
-  for (i = 0; i < n; i++) {
-    gdouble d = x[i] - st->mean;
-    gdouble d2 = d * d;
-
-    sq += d2;
-  }
-  st->stddev = sqrt (sq / n);
-  sorted = g_memdup2 (x, sizeof (gdouble) * n);
-  qsort (sorted, n, sizeof (gdouble), compare_doubles);
-  st->p1 = percentile (sorted, n, 1);
-  st->p5 = percentile (sorted, n, 5);
-  st->p50 = percentile (sorted, n, 50);
-  g_free (sorted);
-  return TRUE;
-}
+typedef GstExactQualityPoolStats PoolStats;
 
 static const struct
 {
   const gchar *field;           /* message suffix */
   const gchar *key;             /* log key */
   gsize offset;
+  gboolean spread;              /* needs the values (the temporary file) */
 } stat_fields[] = {
-  {"mean", "mean", G_STRUCT_OFFSET (PoolStats, mean)},
+  {"mean", "mean", G_STRUCT_OFFSET (PoolStats, mean), FALSE},
   {"harmonic-mean", "harmonic_mean", G_STRUCT_OFFSET (PoolStats,
-          harmonic_mean)},
-  {"min", "min", G_STRUCT_OFFSET (PoolStats, min)},
-  {"max", "max", G_STRUCT_OFFSET (PoolStats, max)},
-  {"stddev", "stddev", G_STRUCT_OFFSET (PoolStats, stddev)},
-  {"p1", "p1", G_STRUCT_OFFSET (PoolStats, p1)},
-  {"p5", "p5", G_STRUCT_OFFSET (PoolStats, p5)},
-  {"p50", "p50", G_STRUCT_OFFSET (PoolStats, p50)},
+          harmonic_mean), FALSE},
+  {"min", "min", G_STRUCT_OFFSET (PoolStats, min), FALSE},
+  {"max", "max", G_STRUCT_OFFSET (PoolStats, max), FALSE},
+  {"stddev", "stddev", G_STRUCT_OFFSET (PoolStats, stddev), TRUE},
+  {"p1", "p1", G_STRUCT_OFFSET (PoolStats, p1), TRUE},
+  {"p5", "p5", G_STRUCT_OFFSET (PoolStats, p5), TRUE},
+  {"p50", "p50", G_STRUCT_OFFSET (PoolStats, p50), TRUE},
 };
 
 #define STAT(st, k) (*(const gdouble *) ((const gchar *) (st) + \
     stat_fields[k].offset))
+/* statistic k of @st is known */
+#define STAT_KNOWN(st, k) ((st)->n > 0 && (!stat_fields[k].spread || \
+    (st)->have_spread))
 
 static void
 write_log_summary (GstExactQuality * self, const PoolStats * stats)
@@ -1057,7 +1019,7 @@ write_log_summary (GstExactQuality * self, const PoolStats * stats)
         if (!(eq_value_info (i)->metric & self->run_metrics))
           continue;
         fputc (',', f);
-        if (stats[i].n)
+        if (STAT_KNOWN (&stats[i], k))
           fprintf (f, "%.17g", STAT (&stats[i], k));
         else
           fputs ("nan", f);
@@ -1069,10 +1031,11 @@ write_log_summary (GstExactQuality * self, const PoolStats * stats)
         G_GUINT64_FORMAT " unpaired_dist=%" G_GUINT64_FORMAT
         " cross_check_compared=%" G_GUINT64_FORMAT " cross_check_identical=%"
         G_GUINT64_FORMAT " cross_check_different=%" G_GUINT64_FORMAT
-        " backend=%s\n", self->frames, self->failed,
-        self->unpaired_ref + self->unpaired_dist, self->unpaired_ref,
-        self->unpaired_dist, self->check_compared, self->check_identical,
-        self->check_different, self->backend_name);
+        " spill_errors=%" G_GUINT64_FORMAT " backend=%s\n", self->frames,
+        self->failed, self->unpaired_ref + self->unpaired_dist,
+        self->unpaired_ref, self->unpaired_dist, self->check_compared,
+        self->check_identical, self->check_different, self->spill_errors,
+        self->backend_name);
   } else {
     fprintf (f, "{\"summary\": {\"frames\": %" G_GUINT64_FORMAT
         ", \"failed\": %" G_GUINT64_FORMAT ", \"unpaired\": %"
@@ -1080,18 +1043,21 @@ write_log_summary (GstExactQuality * self, const PoolStats * stats)
         ", \"unpaired_dist\": %" G_GUINT64_FORMAT ", \"backend\": \"%s\""
         ", \"cross_check\": {\"compared\": %" G_GUINT64_FORMAT
         ", \"identical\": %" G_GUINT64_FORMAT ", \"different\": %"
-        G_GUINT64_FORMAT "}, \"pooled\": {", self->frames, self->failed,
+        G_GUINT64_FORMAT "}, \"spill_errors\": %" G_GUINT64_FORMAT
+        ", \"pooled\": {", self->frames, self->failed,
         self->unpaired_ref + self->unpaired_dist, self->unpaired_ref,
         self->unpaired_dist, self->backend_name, self->check_compared,
-        self->check_identical, self->check_different);
+        self->check_identical, self->check_different, self->spill_errors);
     for (i = 0; i < eq_value_count (); i++) {
       if (!stats[i].n)
         continue;
-      fprintf (f, "%s\"%s\": {\"n\": %u", first ? "" : ", ",
-          eq_value_info (i)->name, stats[i].n);
+      fprintf (f, "%s\"%s\": {\"n\": %" G_GUINT64_FORMAT, first ? "" :
+          ", ", eq_value_info (i)->name, stats[i].n);
       for (k = 0; k < G_N_ELEMENTS (stat_fields); k++) {
         fprintf (f, ", \"%s\": ", stat_fields[k].key);
-        json_double (f, STAT (&stats[i], k));
+        /* an unknown statistic (no temporary file) is null */
+        json_double (f, STAT_KNOWN (&stats[i], k) ? STAT (&stats[i], k) :
+            NAN);
       }
       fputc ('}', f);
       first = FALSE;
@@ -1101,19 +1067,42 @@ write_log_summary (GstExactQuality * self, const PoolStats * stats)
   fflush (f);
 }
 
+/* The summary's temporary file could not be created, written or read: the
+ * summary goes without standard deviations and percentiles. Once a run. */
+static void
+spill_failed (GstExactQuality * self, GError * error)
+{
+  self->spill_errors++;
+  GST_ELEMENT_WARNING (self, RESOURCE, WRITE,
+      ("Could not keep the scores in a temporary file for the summary: the "
+          "summary will have mean, harmonic mean, min and max, but no "
+          "standard deviation and no percentiles (check the free space in "
+          "%s, or set TMPDIR)", g_get_tmp_dir ()),
+      ("%s", error ? error->message : "unknown error"));
+  g_clear_error (&error);
+}
+
 static void
 gst_exact_quality_summary (GstExactQuality * self)
 {
   PoolStats *stats;
   GstStructure *s;
+  GError *error = NULL;
   gint i, n = eq_value_count ();
   guint k;
 
-  if (self->summary_done || !self->pools)
+  if (self->summary_done || !self->pool)
     return;
   self->summary_done = TRUE;
 
   stats = g_new0 (PoolStats, n);
+  for (i = 0; i < n; i++) {
+    if (self->pool_column[i] < 0)
+      continue;
+    if (!gst_exact_quality_pool_stats (self->pool, self->pool_column[i],
+            &stats[i], &error))
+      spill_failed (self, g_steal_pointer (&error));
+  }
   s = gst_structure_new ("exactquality-summary",
       "frames", G_TYPE_UINT64, self->frames,
       "failed", G_TYPE_UINT64, self->failed,
@@ -1123,12 +1112,15 @@ gst_exact_quality_summary (GstExactQuality * self)
       "backend", G_TYPE_STRING, self->backend_name,
       "cross-check-compared", G_TYPE_UINT64, self->check_compared,
       "cross-check-identical", G_TYPE_UINT64, self->check_identical,
-      "cross-check-different", G_TYPE_UINT64, self->check_different, NULL);
+      "cross-check-different", G_TYPE_UINT64, self->check_different,
+      "spill-errors", G_TYPE_UINT64, self->spill_errors, NULL);
   for (i = 0; i < n; i++) {
-    if (!pool_stats (self->pools[i].samples, &stats[i]))
-      continue;
     for (k = 0; k < G_N_ELEMENTS (stat_fields); k++) {
-      gchar *name = g_strdup_printf ("%s-%s", eq_value_info (i)->nick,
+      gchar *name;
+
+      if (!STAT_KNOWN (&stats[i], k))
+        continue;
+      name = g_strdup_printf ("%s-%s", eq_value_info (i)->nick,
           stat_fields[k].field);
       gst_structure_set (s, name, G_TYPE_DOUBLE, STAT (&stats[i], k), NULL);
       g_free (name);
@@ -1136,8 +1128,10 @@ gst_exact_quality_summary (GstExactQuality * self)
   }
   GST_INFO_OBJECT (self, "summary: %" G_GUINT64_FORMAT " pairs scored, %"
       G_GUINT64_FORMAT " failed, %" G_GUINT64_FORMAT " reference and %"
-      G_GUINT64_FORMAT " distorted frames left unpaired", self->frames,
-      self->failed, self->unpaired_ref, self->unpaired_dist);
+      G_GUINT64_FORMAT " distorted frames left unpaired, %" G_GUINT64_FORMAT
+      " blocks of values read back from the temporary file", self->frames,
+      self->failed, self->unpaired_ref, self->unpaired_dist,
+      gst_exact_quality_pool_blocks_spilled (self->pool));
   write_log_summary (self, stats);
   post_structure (self, s);
   g_free (stats);
@@ -1244,7 +1238,7 @@ gst_exact_quality_start (GstAggregator * agg)
   gchar *location;
   const gchar *env;
   gint err, i;
-  guint k, depth;
+  guint k, depth, columns, block;
   GError *gerr = NULL;
 
   eq_settings_init (&settings);
@@ -1353,9 +1347,24 @@ gst_exact_quality_start (GstAggregator * agg)
   self->check_compared = self->check_identical = self->check_different = 0;
   self->summary_done = FALSE;
   self->warned_metrics = 0;
-  self->pools = g_new0 (GstExactQualityPool, eq_value_count ());
-  for (i = 0; i < eq_value_count (); i++)
-    self->pools[i].samples = g_array_new (FALSE, FALSE, sizeof (gdouble));
+  self->spill_errors = 0;
+  /* the summary's values: a column per value of the requested metrics */
+  self->pool_column = g_new (gint, eq_value_count ());
+  for (i = 0, columns = 0; i < eq_value_count (); i++)
+    self->pool_column[i] = (eq_value_info (i)->metric & self->run_metrics) ?
+        (gint) columns++ : -1;
+  self->pool_values = g_new0 (gdouble, MAX (columns, 1));
+  self->pool_present = g_new0 (gboolean, MAX (columns, 1));
+  env = g_getenv (TEST_SUMMARY_BLOCK_ENV);
+  block = env ? (guint) g_ascii_strtoull (env, NULL, 10) : 0;
+  if (block == 0 || block > 1 << 20)
+    block = GST_EXACT_QUALITY_POOL_DEFAULT_BLOCK;
+  env = g_getenv (TEST_SUMMARY_SPILL_PATH_ENV);
+  if (block != GST_EXACT_QUALITY_POOL_DEFAULT_BLOCK || (env && env[0]))
+    GST_WARNING_OBJECT (self, "summary test hook: blocks of %u frames, "
+        "temporary file %s", block, env && env[0] ? env : "(anonymous)");
+  self->pool = gst_exact_quality_pool_new (columns, block,
+      env && env[0] ? env : NULL);
   write_log_header (self);
   return TRUE;
 
@@ -1369,22 +1378,20 @@ static gboolean
 gst_exact_quality_stop (GstAggregator * agg)
 {
   GstExactQuality *self = GST_EXACT_QUALITY (agg);
-  gint i;
 
   gst_exact_quality_close_slots (self);
   /* Stopped before both pads ended: the log still ends with a summary. */
-  if (self->pools && (self->frames || self->unpaired_ref ||
+  if (self->pool && (self->frames || self->unpaired_ref ||
           self->unpaired_dist))
     gst_exact_quality_summary (self);
   if (self->log_file) {
     fclose (self->log_file);
     self->log_file = NULL;
   }
-  if (self->pools) {
-    for (i = 0; i < eq_value_count (); i++)
-      g_array_free (self->pools[i].samples, TRUE);
-    g_clear_pointer (&self->pools, g_free);
-  }
+  g_clear_pointer (&self->pool, gst_exact_quality_pool_free);
+  g_clear_pointer (&self->pool_column, g_free);
+  g_clear_pointer (&self->pool_values, g_free);
+  g_clear_pointer (&self->pool_present, g_free);
   GST_OBJECT_LOCK (self);
   self->have_ref_info = self->have_dist_info = FALSE;
   GST_OBJECT_UNLOCK (self);
@@ -1516,10 +1523,12 @@ typedef enum
   UNPAIRED_OTHER_ENDED,
   UNPAIRED_TIMEOUT,
   UNPAIRED_OUTSIDE_SEGMENT,
+  UNPAIRED_NO_TIMESTAMP,
 } UnpairedReason;
 
 static const gchar *const unpaired_reasons[] = {
   "no-partner", "other-pad-ended", "timeout", "outside-segment",
+  "no-timestamp",
 };
 
 static GstClockTime
@@ -1634,6 +1643,7 @@ gst_exact_quality_finish_job (GstExactQuality * self, GstExactQualityJob * job)
   GstSegment seg;
   GstStructure *s;
   GString *diff = NULL;
+  GError *error = NULL;
   GstFlowReturn ret = GST_FLOW_OK;
   guint64 frame = job->frame;
   guint failed_metrics = 0;
@@ -1773,11 +1783,17 @@ gst_exact_quality_finish_job (GstExactQuality * self, GstExactQualityJob * job)
   if (failed_metrics)
     self->failed++;
   for (i = 0; i < eq_value_count (); i++) {
-    if (eq_value_present (scores, i)) {
-      gdouble v = eq_value_get (scores, i);
-      g_array_append_val (self->pools[i].samples, v);
-    }
+    gint c = self->pool_column[i];
+
+    if (c < 0)
+      continue;
+    self->pool_present[c] = eq_value_present (scores, i);
+    self->pool_values[c] = self->pool_present[c] ?
+        eq_value_get (scores, i) : 0.0;
   }
+  if (!gst_exact_quality_pool_add_frame (self->pool, self->pool_values,
+          self->pool_present, &error))
+    spill_failed (self, g_steal_pointer (&error));
 
   GST_OBJECT_LOCK (self->dist_pad);
   seg = self->dist_pad->segment;
@@ -2047,12 +2063,21 @@ gst_exact_quality_aggregate (GstAggregator * agg, gboolean timeout)
     goto done;
   }
 
-  if (!GST_CLOCK_TIME_IS_VALID (ref_rt)) {
+  if (!GST_BUFFER_PTS_IS_VALID (ref) && !GST_BUFFER_PTS_IS_VALID (dist)) {
+    /* neither frame has a timestamp: nothing to compare, they pair in the
+     * order they came (as pairing=sequence would) */
+    GST_LOG_OBJECT (self, "pairing two frames without timestamps");
+    ret = gst_exact_quality_submit_pair (self, ref_rt);
+  } else if (!GST_CLOCK_TIME_IS_VALID (ref_rt)) {
+    /* no timestamp while the distorted frame has one, or outside the
+     * segment: cannot be placed against it */
     ret = gst_exact_quality_unpaired (self, self->ref_pad, ref_rt,
-        UNPAIRED_OUTSIDE_SEGMENT);
+        GST_BUFFER_PTS_IS_VALID (ref) ? UNPAIRED_OUTSIDE_SEGMENT :
+        UNPAIRED_NO_TIMESTAMP);
   } else if (!GST_CLOCK_TIME_IS_VALID (dist_rt)) {
     ret = gst_exact_quality_unpaired (self, self->dist_pad, dist_rt,
-        UNPAIRED_OUTSIDE_SEGMENT);
+        GST_BUFFER_PTS_IS_VALID (dist) ? UNPAIRED_OUTSIDE_SEGMENT :
+        UNPAIRED_NO_TIMESTAMP);
   } else {
     gint64 d = dist_adj - (gint64) ref_rt;
     guint64 ad = d < 0 ? -(guint64) d : (guint64) d;

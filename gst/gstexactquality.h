@@ -67,12 +67,7 @@ typedef enum
 
 typedef struct _GstExactQualitySlot GstExactQualitySlot;
 typedef struct _GstExactQualityJob GstExactQualityJob;
-
-/* Pooled statistics of one value over the scored frames. */
-typedef struct
-{
-  GArray *samples;              /* gdouble, in frame order */
-} GstExactQualityPool;
+typedef struct _GstExactQualityPool GstExactQualityPool;
 
 struct _GstExactQuality
 {
@@ -131,7 +126,12 @@ struct _GstExactQuality
   guint64 check_compared;
   guint64 check_identical;
   guint64 check_different;
-  GstExactQualityPool *pools;   /* eq_value_count () entries */
+  guint64 spill_errors;         /* the summary's temporary file failed */
+  GstExactQualityPool *pool;    /* the summary's values (a column per
+                                   value of run_metrics) */
+  gint *pool_column;            /* value index -> column, or -1 */
+  gdouble *pool_values;         /* one frame's values, by column */
+  gboolean *pool_present;
 };
 
 GST_ELEMENT_REGISTER_DECLARE (exactquality);

@@ -11,6 +11,7 @@
 #include "config.h"
 #endif
 
+#include <errno.h>
 #include <math.h>
 #include <string.h>
 #include <stdlib.h>
@@ -289,6 +290,14 @@ wait_summary (GstBus * bus)
   s = gst_structure_copy (gst_message_get_structure (m));
   gst_message_unref (m);
   return s;
+}
+
+static gchar *
+read_file (const gchar * path)
+{
+  gchar *text = NULL;
+  fail_unless (g_file_get_contents (path, &text, NULL, NULL), "%s", path);
+  return text;
 }
 
 /* ------------------------------------------------------------- tests */
@@ -1023,6 +1032,290 @@ GST_START_TEST (test_summary_values)
 
 GST_END_TEST;
 
+/* Captures the element's INFO line that counts the blocks read back from
+ * the summary's temporary file. */
+static guint64 spilled_blocks;
+
+static void
+catch_spill_log (GstDebugCategory * category, GstDebugLevel level,
+    const gchar * file, const gchar * function, gint line, GObject * object,
+    GstDebugMessage * message, gpointer user_data)
+{
+  const gchar *text = gst_debug_message_get (message), *at;
+
+  (void) level;
+  (void) file;
+  (void) function;
+  (void) line;
+  (void) object;
+  (void) user_data;
+  if (g_strcmp0 (gst_debug_category_get_name (category), "exactquality"))
+    return;
+  at = strstr (text, " blocks of values read back");
+  if (at) {
+    while (at > text && g_ascii_isdigit (at[-1]))
+      at--;
+    spilled_blocks = g_ascii_strtoull (at, NULL, 10);
+  }
+}
+
+/* @frames pairs (23 reference pictures and 5 noise levels: many values
+ * repeat) through the element with blocks of @block frames (the test
+ * hook); the summary, and every value of every frame's message in @vals
+ * (by value index). */
+static GstStructure *
+run_many_frames (guint frames, const gchar * block, GArray ** vals)
+{
+  GstBuffer *refs[23], *dists[23 * 5];
+  Pair p;
+  GstStructure *s;
+  guint i, k, n = eq_value_count ();
+
+  g_setenv ("GST_EXACT_QUALITY_TEST_SUMMARY_BLOCK", block, TRUE);
+  for (i = 0; i < 23; i++)
+    refs[i] = make_frame (i, 0, 0);
+  for (i = 0; i < 23 * 5; i++)
+    dists[i] = make_frame (i % 23, 2 * (i / 23), 0);
+  for (k = 0; k < n; k++)
+    vals[k] = g_array_new (FALSE, FALSE, sizeof (gdouble));
+  spilled_blocks = G_MAXUINT64;
+  pair_setup (&p, "metrics=psnr+ssim", NULL, NULL);
+  for (i = 0; i < frames; i++) {
+    GstBuffer *r = gst_buffer_copy (refs[i % 23]);
+    GstBuffer *d = gst_buffer_copy (dists[(i * 7) % (23 * 5)]);
+    GstMessage *m;
+
+    GST_BUFFER_PTS (r) = GST_BUFFER_PTS (d) = i * FRAME_DUR;
+    fail_unless_equals_int (gst_harness_push (p.ref, r), GST_FLOW_OK);
+    fail_unless_equals_int (gst_harness_push (p.dist, d), GST_FLOW_OK);
+    gst_buffer_unref (gst_harness_pull (p.ref));
+    m = next_element_message (p.bus, "exactquality", 10 * GST_SECOND);
+    fail_unless (m != NULL);
+    for (k = 0; k < n; k++) {
+      gdouble v;
+
+      if (gst_structure_get_double (gst_message_get_structure (m),
+              eq_value_info (k)->nick, &v))
+        g_array_append_val (vals[k], v);
+    }
+    gst_message_unref (m);
+  }
+  push_eos_both (&p);
+  s = wait_summary (p.bus);
+  pair_teardown (&p);
+  for (i = 0; i < 23; i++)
+    gst_buffer_unref (refs[i]);
+  for (i = 0; i < 23 * 5; i++)
+    gst_buffer_unref (dists[i]);
+  g_unsetenv ("GST_EXACT_QUALITY_TEST_SUMMARY_BLOCK");
+  return s;
+}
+
+/* The summary of 2000 pairs, their values kept in a temporary file in
+ * blocks of 97 frames (20 blocks read back, the last 60 frames in RAM),
+ * against a computation made here from the per-frame messages: mean,
+ * harmonic mean, min, max, two-pass standard deviation and qsort ()
+ * nearest-rank percentiles, as the element computed them before it kept
+ * the values in a file. Then the same pairs with every value in RAM (one
+ * block larger than the run): the same bits. */
+GST_START_TEST (test_summary_many_frames)
+{
+  const guint frames = 2000;
+  GArray *vals[64], *vals_ram[64];
+  GstStructure *s, *s_ram;
+  gint k, n = eq_value_count (), checked = 0;
+
+  probe_built_metrics ();
+  fail_unless (n <= 64);
+  gst_debug_set_threshold_for_name ("exactquality", GST_LEVEL_INFO);
+  gst_debug_add_log_function (catch_spill_log, NULL, NULL);
+
+  s = run_many_frames (frames, "97", vals);
+  fail_unless_equals_uint64 (spilled_blocks, frames / 97);
+  s_ram = run_many_frames (frames, "100000", vals_ram);
+  fail_unless_equals_uint64 (spilled_blocks, 0);
+  gst_debug_remove_log_function (catch_spill_log);
+
+  fail_unless_equals_uint64 (get_u64 (s, "frames"), frames);
+  fail_unless_equals_uint64 (get_u64 (s, "spill-errors"), 0);
+  fail_unless_equals_int (gst_structure_n_fields (s),
+      gst_structure_n_fields (s_ram));
+  for (k = 0; k < n; k++) {
+    const gchar *nick = eq_value_info (k)->nick;
+    gdouble *x = (gdouble *) vals[k]->data, sum = 0, isum = 0, sq = 0;
+    gdouble mn, mx, mean, got, *sorted;
+    guint m = vals[k]->len, j;
+    gchar *f;
+
+    fail_unless_equals_int (vals_ram[k]->len, m);
+    if (m == 0) {
+      f = g_strdup_printf ("%s-mean", nick);
+      fail_if (gst_structure_has_field (s, f));
+      g_free (f);
+      continue;
+    }
+    fail_unless_equals_int (m, frames);
+    mn = mx = x[0];
+    for (j = 0; j < m; j++) {
+      sum += x[j];
+      isum += 1.0 / (x[j] + 1.0);
+      if (x[j] < mn)
+        mn = x[j];
+      if (x[j] > mx)
+        mx = x[j];
+    }
+    mean = sum / m;
+    for (j = 0; j < m; j++) {
+      gdouble d = x[j] - mean;
+      gdouble d2 = d * d;
+      sq += d2;
+    }
+    sorted = g_memdup2 (x, m * sizeof (gdouble));
+    qsort (sorted, m, sizeof (gdouble), cmp_double);
+#define CHECK_STAT(suffix, expected) G_STMT_START { \
+      gdouble ram; \
+      f = g_strdup_printf ("%s-" suffix, nick); \
+      fail_unless (gst_structure_get_double (s, f, &got), "no %s", f); \
+      fail_unless (same_bits (got, (expected)), "%s: %.17g vs %.17g", f, \
+          got, (gdouble) (expected)); \
+      fail_unless (gst_structure_get_double (s_ram, f, &ram), "no %s", f); \
+      fail_unless (same_bits (got, ram), "%s: file %a, RAM %a", f, got, ram); \
+      g_free (f); } G_STMT_END
+    CHECK_STAT ("mean", mean);
+    CHECK_STAT ("harmonic-mean", m / isum - 1.0);
+    CHECK_STAT ("min", mn);
+    CHECK_STAT ("max", mx);
+    CHECK_STAT ("stddev", sqrt (sq / m));
+    /* nearest rank, 2000 values: ranks 20, 100, 1000 */
+    CHECK_STAT ("p1", sorted[19]);
+    CHECK_STAT ("p5", sorted[99]);
+    CHECK_STAT ("p50", sorted[999]);
+#undef CHECK_STAT
+    g_free (sorted);
+    checked++;
+  }
+  if (built_metrics)
+    fail_unless (checked > 0);
+  gst_structure_free (s);
+  gst_structure_free (s_ram);
+  for (k = 0; k < n; k++) {
+    g_array_free (vals[k], TRUE);
+    g_array_free (vals_ram[k], TRUE);
+  }
+}
+
+GST_END_TEST;
+
+/* The summary's temporary file cannot be written (the test hook points it
+ * at /dev/full: every write fails with ENOSPC): one warning that says what
+ * is missing, mean / harmonic mean / min / max still == the values'
+ * computation, no standard deviation and no percentiles (absent in the
+ * message, null in the JSON-lines log), and the failure counted. */
+GST_START_TEST (test_summary_spill_failure)
+{
+  gchar *dir = g_dir_make_tmp ("eqlogXXXXXX", NULL);
+  gchar *path = g_build_filename (dir, "log.jsonl", NULL);
+  gchar *props = g_strdup_printf ("metrics=psnr log-format=jsonl "
+      "log-location=%s", path);
+  gchar *text, **lines, *warning = NULL;
+  GstStructure *s = NULL;
+  GstMessage *m;
+  gdouble x[6], sum = 0, isum = 0, mn, mx, got;
+  gint i, warnings = 0;
+  Pair p;
+
+  if (!g_file_test ("/dev/full", G_FILE_TEST_EXISTS)) {
+    g_printerr ("note: no /dev/full; the spill failure is not tested\n");
+    goto out;
+  }
+  g_setenv ("GST_EXACT_QUALITY_TEST_SUMMARY_BLOCK", "4", TRUE);
+  g_setenv ("GST_EXACT_QUALITY_TEST_SUMMARY_SPILL_PATH", "/dev/full", TRUE);
+  pair_setup (&p, props, NULL, NULL);
+  for (i = 0; i < 6; i++) {
+    gst_harness_push (p.ref, make_frame (i, 0, i * FRAME_DUR));
+    gst_harness_push (p.dist, make_frame (i, 2 + i, i * FRAME_DUR));
+    gst_buffer_unref (gst_harness_pull (p.ref));
+  }
+  push_eos_both (&p);
+  i = 0;
+  while (!s && (m = gst_bus_timed_pop_filtered (p.bus, 30 * GST_SECOND,
+              GST_MESSAGE_WARNING | GST_MESSAGE_ELEMENT |
+              GST_MESSAGE_ERROR))) {
+    fail_if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR);
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_WARNING) {
+      GError *e = NULL;
+      gchar *dbg = NULL;
+
+      gst_message_parse_warning (m, &e, &dbg);
+      warnings++;
+      g_free (warning);
+      warning = g_strdup_printf ("%s | %s", e->message, dbg);
+      g_error_free (e);
+      g_free (dbg);
+    } else if (gst_message_has_name (m, "exactquality")) {
+      fail_unless (gst_structure_get_double (gst_message_get_structure (m),
+              "psnr-y", &x[i++]));
+    } else if (gst_message_has_name (m, "exactquality-summary")) {
+      s = gst_structure_copy (gst_message_get_structure (m));
+    }
+    gst_message_unref (m);
+  }
+  pair_teardown (&p);
+  g_unsetenv ("GST_EXACT_QUALITY_TEST_SUMMARY_BLOCK");
+  g_unsetenv ("GST_EXACT_QUALITY_TEST_SUMMARY_SPILL_PATH");
+
+  fail_unless (s != NULL, "no summary");
+  fail_unless_equals_int (i, 6);
+  fail_unless_equals_int (warnings, 1);
+  fail_unless (strstr (warning, "temporary file") &&
+      strstr (warning, "no standard deviation and no percentiles") &&
+      strstr (warning, "/dev/full") && strstr (warning, g_strerror (ENOSPC)),
+      "%s", warning);
+  fail_unless_equals_uint64 (get_u64 (s, "frames"), 6);
+  fail_unless_equals_uint64 (get_u64 (s, "spill-errors"), 1);
+  mn = mx = x[0];
+  for (i = 0; i < 6; i++) {
+    sum += x[i];
+    isum += 1.0 / (x[i] + 1.0);
+    if (x[i] < mn)
+      mn = x[i];
+    if (x[i] > mx)
+      mx = x[i];
+  }
+  fail_unless (gst_structure_get_double (s, "psnr-y-mean", &got));
+  fail_unless (same_bits (got, sum / 6));
+  fail_unless (gst_structure_get_double (s, "psnr-y-harmonic-mean", &got));
+  fail_unless (same_bits (got, 6 / isum - 1.0));
+  fail_unless (gst_structure_get_double (s, "psnr-y-min", &got));
+  fail_unless (same_bits (got, mn));
+  fail_unless (gst_structure_get_double (s, "psnr-y-max", &got));
+  fail_unless (same_bits (got, mx));
+  fail_if (gst_structure_has_field (s, "psnr-y-stddev"));
+  fail_if (gst_structure_has_field (s, "psnr-y-p1"));
+  fail_if (gst_structure_has_field (s, "psnr-y-p5"));
+  fail_if (gst_structure_has_field (s, "psnr-y-p50"));
+
+  text = read_file (path);
+  lines = g_strsplit (text, "\n", -1);
+  fail_unless_equals_int (g_strv_length (lines), 6 + 1 + 1);
+  fail_unless (strstr (lines[6], "\"spill_errors\": 1,"), "%s", lines[6]);
+  fail_unless (strstr (lines[6], "\"psnr_y\": {\"n\": 6, \"mean\": ") &&
+      strstr (lines[6], "\"stddev\": null, \"p1\": null, \"p5\": null, "
+          "\"p50\": null}"), "%s", lines[6]);
+  g_strfreev (lines);
+  g_free (text);
+  gst_structure_free (s);
+  g_free (warning);
+  g_unlink (path);
+out:
+  g_rmdir (dir);
+  g_free (path);
+  g_free (dir);
+  g_free (props);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_meta_copy)
 {
   Pair p;
@@ -1635,14 +1928,6 @@ GST_START_TEST (test_formats)
 
 GST_END_TEST;
 
-static gchar *
-read_file (const gchar * path)
-{
-  gchar *text = NULL;
-  fail_unless (g_file_get_contents (path, &text, NULL, NULL), "%s", path);
-  return text;
-}
-
 GST_START_TEST (test_log_csv)
 {
   gchar *dir = g_dir_make_tmp ("eqlogXXXXXX", NULL);
@@ -1909,6 +2194,8 @@ exactquality_suite (void)
   tcase_add_test (tc, test_rgb_and_interlaced);
   tcase_add_test (tc, test_cross_check_mismatch);
   tcase_add_test (tc, test_summary_values);
+  tcase_add_test (tc, test_summary_many_frames);
+  tcase_add_test (tc, test_summary_spill_failure);
   tcase_add_test (tc, test_meta_copy);
   tcase_add_test (tp, test_pipeline_videotestsrc);
   tcase_add_test (tp, test_state_reuse);

@@ -11,9 +11,10 @@
  *     the new size's scores equal the library's bit for bit;
  *   - EOS on one pad only: the other pad's frames are unpaired
  *     ("other-pad-ended"), the summary still comes when both have ended;
- *   - buffers without timestamps: with pairing=timestamp each is unpaired
- *     ("outside-segment") and distorted ones still go downstream; with
- *     pairing=sequence they are scored;
+ *   - buffers without timestamps: when neither head frame has one they pair
+ *     in arrival order (pairing=timestamp, as with pairing=sequence), also
+ *     with one thread feeding both pads and no EOS; an untimed frame
+ *     against a timed one is unpaired ("no-timestamp");
  *   - frames below a metric's minimum: a warning naming the metric, the
  *     other metrics still scored, the pair counted as failed;
  *   - CUDA faults (EXACTQUALITY_CUDA_FAULT=init|launch|copy, the CUDA
@@ -466,9 +467,7 @@ run_untimed (const gchar * pairing, guint * scored, guint * unpaired_ref,
   gst_harness_set_src_caps (p.ref, i420_caps (32, 32, NULL));
   gst_harness_set_src_caps (p.dist, i420_caps (32, 32, NULL));
   {
-    /* Each pad fed by its own thread, as in a pipeline: with timestamp
-     * pairing nothing pairs, and a distorted frame may wait in its pad's
-     * queue until the reference frames have gone. */
+    /* Each pad fed by its own thread, as in a pipeline. */
     Feed f = { p.dist, 4, 5, GST_FLOW_OK };
     GThread *t = g_thread_new ("dist-feed", feed_untimed, &f);
 
@@ -499,20 +498,158 @@ GST_START_TEST (test_no_timestamps)
 {
   guint scored, ur, ud, out, meta;
 
-  /* timestamp pairing: nothing to pair by; every frame counted, distorted
-   * frames still go downstream (without meta) */
+  /* timestamp pairing: neither head frame has a timestamp, so they pair in
+   * the order they came */
   run_untimed ("timestamp", &scored, &ur, &ud, &out, &meta);
-  fail_unless_equals_int (scored, 0);
-  fail_unless_equals_int (ur, 4);
-  fail_unless_equals_int (ud, 4);
+  fail_unless_equals_int (scored, 4);
+  fail_unless_equals_int (ur + ud, 0);
   fail_unless_equals_int (out, 4);
-  fail_unless_equals_int (meta, 0);
+  fail_unless_equals_int (meta, 4);
   /* sequence pairing does not need timestamps */
   run_untimed ("sequence", &scored, &ur, &ud, &out, &meta);
   fail_unless_equals_int (scored, 4);
   fail_unless_equals_int (ur + ud, 0);
   fail_unless_equals_int (out, 4);
   fail_unless_equals_int (meta, 4);
+}
+
+GST_END_TEST;
+
+/* Untimestamped frames on both pads, fed by one thread as an application
+ * might: with pairing=timestamp each pair is scored as it comes (the n-th
+ * reference frame with the n-th distorted frame), before either pad ends;
+ * every output's meta == the library's scores of that pair. */
+GST_START_TEST (test_untimed_pairs)
+{
+  const guint n = 6;
+  Pair p;
+  BusLog b = { 0 };
+  guint i;
+  gint v;
+
+  pair_new (&p, "backend=cpu metrics=psnr+ssim");
+  gst_harness_set_src_caps (p.ref, i420_caps (32, 32, NULL));
+  gst_harness_set_src_caps (p.dist, i420_caps (32, 32, NULL));
+  for (i = 0; i < n; i++) {
+    GstBuffer *r = make_frame (32, 32, i, 0, GST_CLOCK_TIME_NONE);
+    GstBuffer *d = make_frame (32, 32, i, 3 + i, GST_CLOCK_TIME_NONE);
+    GstBuffer *out;
+    GstExactQualityMeta *meta;
+    EqScores want;
+
+    library_scores (r, d, 32, 32, EQ_METRIC_PSNR | EQ_METRIC_SSIM, &want);
+    fail_unless_equals_int (gst_harness_push (p.ref, r), GST_FLOW_OK);
+    fail_unless_equals_int (gst_harness_push (p.dist, d), GST_FLOW_OK);
+    out = gst_harness_pull (p.ref);
+    fail_unless (out != NULL, "pair %u not scored", i);
+    meta = gst_buffer_get_exact_quality_meta (out);
+    fail_unless (meta != NULL, "pair %u without meta", i);
+    fail_unless_equals_uint64 (meta->frame, i);
+    fail_if (GST_BUFFER_PTS_IS_VALID (out));
+    for (v = 0; v < eq_value_count (); v++) {
+      gdouble a = eq_value_get (&meta->scores, v), w = eq_value_get (&want, v);
+
+      fail_unless_equals_int (eq_value_present (&meta->scores, v),
+          eq_value_present (&want, v));
+      fail_unless (!eq_value_present (&want, v) || memcmp (&a, &w,
+              sizeof (a)) == 0, "pair %u %s: %a vs library %a", i,
+          eq_value_info (v)->name, a, w);
+    }
+    gst_buffer_unref (out);
+  }
+  /* every pair scored while both pads are still open */
+  bus_collect (p.bus, &b, GST_SECOND / 2);
+  fail_unless (b.summary == NULL);
+  fail_unless_equals_int (b.errors, 0);
+  fail_unless_equals_int (b.scored, n);
+  fail_unless_equals_int (b.unpaired_ref + b.unpaired_dist, 0);
+  gst_harness_push_event (p.ref, gst_event_new_eos ());
+  gst_harness_push_event (p.dist, gst_event_new_eos ());
+  bus_collect (p.bus, &b, 5 * GST_SECOND);
+  fail_unless_equals_int ((gint) summary_u64 (b.summary, "frames"), n);
+  fail_unless_equals_int ((gint) summary_u64 (b.summary, "unpaired"), 0);
+  bus_log_clear (&b);
+  pair_free (&p);
+}
+
+GST_END_TEST;
+
+/* The `exactquality-unpaired` messages as "pad:reason " until the summary,
+ * which is returned. */
+static GstStructure *
+collect_unpaired (GstBus * bus, GString * out)
+{
+  GstMessage *m;
+  GstStructure *summary = NULL;
+
+  while (!summary && (m = gst_bus_timed_pop_filtered (bus, 5 * GST_SECOND,
+              GST_MESSAGE_ELEMENT | GST_MESSAGE_ERROR))) {
+    const GstStructure *s = gst_message_get_structure (m);
+
+    fail_if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR);
+    if (gst_structure_has_name (s, "exactquality-unpaired"))
+      g_string_append_printf (out, "%s:%s ",
+          gst_structure_get_string (s, "pad"),
+          gst_structure_get_string (s, "reason"));
+    else if (gst_structure_has_name (s, "exactquality-summary"))
+      summary = gst_structure_copy (s);
+    gst_message_unref (m);
+  }
+  fail_unless (summary != NULL, "no summary");
+  return summary;
+}
+
+/* One frame with a timestamp, its partner without: the untimed frame is
+ * unpaired ("no-timestamp"; a distorted one still goes out, without meta),
+ * the timed one waits for a partner with a timestamp. Both ways round. */
+GST_START_TEST (test_untimed_mixed)
+{
+  Pair p;
+  GString *reasons = g_string_new (NULL);
+  GstStructure *summary;
+  GstBuffer *out;
+  GstExactQualityMeta *meta;
+
+  pair_new (&p, "backend=cpu metrics=psnr");
+  gst_harness_set_src_caps (p.ref, i420_caps (32, 32, NULL));
+  gst_harness_set_src_caps (p.dist, i420_caps (32, 32, NULL));
+
+  /* timed reference, untimed distorted frame */
+  gst_harness_push (p.ref, make_frame (32, 32, 0, 0, 0));
+  gst_harness_push (p.dist, make_frame (32, 32, 9, 0, GST_CLOCK_TIME_NONE));
+  out = gst_harness_pull (p.ref);
+  fail_unless (out != NULL);
+  fail_unless (gst_buffer_get_exact_quality_meta (out) == NULL);
+  fail_if (GST_BUFFER_PTS_IS_VALID (out));
+  gst_buffer_unref (out);
+  gst_harness_push (p.dist, make_frame (32, 32, 0, 4, 0));
+  out = gst_harness_pull (p.ref);
+  meta = gst_buffer_get_exact_quality_meta (out);
+  fail_unless (meta != NULL && meta->frame == 0);
+  fail_unless_equals_uint64 (GST_BUFFER_PTS (out), 0);
+  gst_buffer_unref (out);
+
+  /* untimed reference, timed distorted frame */
+  gst_harness_push (p.ref, make_frame (32, 32, 9, 0, GST_CLOCK_TIME_NONE));
+  gst_harness_push (p.dist, make_frame (32, 32, 1, 4, FRAME_DURATION));
+  gst_harness_push (p.ref, make_frame (32, 32, 1, 0, FRAME_DURATION));
+  out = gst_harness_pull (p.ref);
+  meta = gst_buffer_get_exact_quality_meta (out);
+  fail_unless (meta != NULL && meta->frame == 1);
+  fail_unless_equals_uint64 (GST_BUFFER_PTS (out), FRAME_DURATION);
+  gst_buffer_unref (out);
+
+  gst_harness_push_event (p.ref, gst_event_new_eos ());
+  gst_harness_push_event (p.dist, gst_event_new_eos ());
+  summary = collect_unpaired (p.bus, reasons);
+  fail_unless_equals_string (reasons->str,
+      "dist_sink:no-timestamp ref_sink:no-timestamp ");
+  fail_unless_equals_int ((gint) summary_u64 (summary, "frames"), 2);
+  fail_unless_equals_int ((gint) summary_u64 (summary, "unpaired-ref"), 1);
+  fail_unless_equals_int ((gint) summary_u64 (summary, "unpaired-dist"), 1);
+  gst_structure_free (summary);
+  g_string_free (reasons, TRUE);
+  pair_free (&p);
 }
 
 GST_END_TEST;
@@ -722,6 +859,8 @@ exactquality_reliability_suite (void)
   tcase_add_test (tc, test_caps_change_midstream);
   tcase_add_test (tc, test_eos_one_pad);
   tcase_add_test (tc, test_no_timestamps);
+  tcase_add_test (tc, test_untimed_pairs);
+  tcase_add_test (tc, test_untimed_mixed);
   tcase_add_test (tc, test_below_minimum);
   tcase_add_test (tc, test_cuda_fault_injection);
   return s;

@@ -1,0 +1,349 @@
+/* GStreamer exactquality: the summary's pool against a sort
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * gst/gstexactqualitypool.c (linked in as it is) keeps the values in a
+ * temporary file in blocks and finds the percentiles by a radix select.
+ * Here the same values go through the computation the element made before
+ * (every value in an array, one loop for mean / harmonic mean / min / max,
+ * a second loop for the standard deviation, qsort () for the percentiles),
+ * and every statistic must have the same bits, for several block sizes:
+ * one frame per block, a few, many blocks, exactly one block, and all in
+ * RAM. The values cover duplicates, -0.0 and +0.0 (equal for the sort,
+ * which keeps them in frame order), infinities, subnormals, values that
+ * share their leading bits, any bit pattern but NaN, absent values, and
+ * columns with no or one value. Then the failure paths of the file: a
+ * write that fails (/dev/full: ENOSPC) and a file that cannot be created.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <glib.h>
+
+#include "gstexactqualitypool.h"
+
+#define N_COLUMNS 6
+
+/* ------------------------------------------- the computation of before */
+
+typedef struct
+{
+  guint n;
+  gdouble mean, harmonic_mean, min, max, stddev, p1, p5, p50;
+} RefStats;
+
+static gint
+compare_doubles (gconstpointer a, gconstpointer b)
+{
+  gdouble x = *(const gdouble *) a, y = *(const gdouble *) b;
+
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+static gdouble
+percentile (const gdouble * sorted, guint n, guint k)
+{
+  guint64 rank = ((guint64) k * n + 99) / 100;
+
+  if (rank < 1)
+    rank = 1;
+  return sorted[rank - 1];
+}
+
+static gboolean
+ref_stats (const GArray * samples, RefStats * st)
+{
+  const gdouble *x = (const gdouble *) samples->data;
+  gdouble sum = 0.0, inv_sum = 0.0, sq = 0.0, *sorted;
+  guint i, n = samples->len;
+
+  memset (st, 0, sizeof (*st));
+  if (n == 0)
+    return FALSE;
+  st->n = n;
+  st->min = st->max = x[0];
+  for (i = 0; i < n; i++) {
+    sum += x[i];
+    inv_sum += 1.0 / (x[i] + 1.0);
+    if (x[i] < st->min)
+      st->min = x[i];
+    if (x[i] > st->max)
+      st->max = x[i];
+  }
+  st->mean = sum / n;
+  st->harmonic_mean = n / inv_sum - 1.0;
+  for (i = 0; i < n; i++) {
+    gdouble d = x[i] - st->mean;
+    gdouble d2 = d * d;
+
+    sq += d2;
+  }
+  st->stddev = sqrt (sq / n);
+  sorted = g_memdup2 (x, sizeof (gdouble) * n);
+  qsort (sorted, n, sizeof (gdouble), compare_doubles);
+  st->p1 = percentile (sorted, n, 1);
+  st->p5 = percentile (sorted, n, 5);
+  st->p50 = percentile (sorted, n, 50);
+  g_free (sorted);
+  return TRUE;
+}
+
+/* ------------------------------------------------------------ values */
+
+static guint64
+bits_of (gdouble x)
+{
+  guint64 b;
+
+  memcpy (&b, &x, sizeof (b));
+  return b;
+}
+
+static gdouble
+double_of (guint64 b)
+{
+  gdouble x;
+
+  memcpy (&x, &b, sizeof (x));
+  return x;
+}
+
+/* Frame @f's value of column @c; FALSE when absent. */
+static gboolean
+value_of (GRand * r, guint f, guint c, gdouble * v)
+{
+  switch (c) {
+    case 0:
+      /* few distinct values: long runs of equal keys */
+      *v = floor (g_rand_double_range (r, 0.0, 50.0)) / 4.0;
+      return TRUE;
+    case 1:{
+      /* mostly zeros of either sign, a few negatives and positives,
+       * infinities and subnormals */
+      gint32 k = g_rand_int_range (r, 0, 100);
+
+      if (k < 60)
+        *v = g_rand_boolean (r) ? -0.0 : 0.0;
+      else if (k < 75)
+        *v = -g_rand_double_range (r, 0.0, 3.0);
+      else if (k < 90)
+        *v = g_rand_double_range (r, 0.0, 3.0);
+      else if (k < 92)
+        *v = k & 1 ? INFINITY : -INFINITY;
+      else
+        *v = double_of (g_rand_int (r)) * (k & 1 ? 1.0 : -1.0);
+      return TRUE;
+    }
+    case 2:{
+      /* any bit pattern but NaN (the library never publishes one) */
+      guint64 b;
+
+      do
+        b = ((guint64) g_rand_int (r) << 32) | g_rand_int (r);
+      while (isnan (double_of (b)));
+      *v = double_of (b);
+      return TRUE;
+    }
+    case 3:
+      /* SSIM-like: the leading key bits all equal; absent in 30 % */
+      *v = 0.99 + g_rand_double_range (r, 0.0, 1e-9);
+      return g_rand_int_range (r, 0, 10) >= 3;
+    case 4:
+      return FALSE;             /* never present */
+    default:
+      *v = 42.5;
+      return f == 0;            /* present once */
+  }
+}
+
+static gboolean
+same_bits (gdouble a, gdouble b)
+{
+  return bits_of (a) == bits_of (b);
+}
+
+#define CHECK_SAME(what, got, want) G_STMT_START { \
+    if (!same_bits ((got), (want))) \
+      g_error ("n=%u block=%u column %u %s: pool %a, sort %a", n, block, c, \
+          what, (got), (want)); \
+  } G_STMT_END
+
+/* @n frames through a pool of blocks of @block frames, against the sort. */
+static void
+check_against_sort (guint n, guint block, guint32 seed)
+{
+  GRand *r = g_rand_new_with_seed (seed);
+  GstExactQualityPool *pool = gst_exact_quality_pool_new (N_COLUMNS, block,
+      NULL);
+  GArray *cols[N_COLUMNS];
+  guint f, c;
+
+  for (c = 0; c < N_COLUMNS; c++)
+    cols[c] = g_array_new (FALSE, FALSE, sizeof (gdouble));
+  for (f = 0; f < n; f++) {
+    gdouble v[N_COLUMNS];
+    gboolean present[N_COLUMNS];
+    GError *error = NULL;
+
+    for (c = 0; c < N_COLUMNS; c++) {
+      v[c] = 0.0;
+      present[c] = value_of (r, f, c, &v[c]);
+      if (present[c])
+        g_array_append_val (cols[c], v[c]);
+    }
+    g_assert_true (gst_exact_quality_pool_add_frame (pool, v, present,
+            &error));
+    g_assert_no_error (error);
+  }
+  g_assert_cmpuint (gst_exact_quality_pool_blocks_spilled (pool), ==,
+      n / block);
+  for (c = 0; c < N_COLUMNS; c++) {
+    GstExactQualityPoolStats st;
+    RefStats want;
+    GError *error = NULL;
+    gboolean have = ref_stats (cols[c], &want);
+
+    g_assert_true (gst_exact_quality_pool_stats (pool, c, &st, &error));
+    g_assert_no_error (error);
+    g_assert_cmpuint (st.n, ==, want.n);
+    if (!have)
+      continue;
+    g_assert_true (st.have_spread);
+    CHECK_SAME ("mean", st.mean, want.mean);
+    CHECK_SAME ("harmonic mean", st.harmonic_mean, want.harmonic_mean);
+    CHECK_SAME ("min", st.min, want.min);
+    CHECK_SAME ("max", st.max, want.max);
+    CHECK_SAME ("stddev", st.stddev, want.stddev);
+    CHECK_SAME ("p1", st.p1, want.p1);
+    CHECK_SAME ("p5", st.p5, want.p5);
+    CHECK_SAME ("p50", st.p50, want.p50);
+  }
+  for (c = 0; c < N_COLUMNS; c++)
+    g_array_free (cols[c], TRUE);
+  gst_exact_quality_pool_free (pool);
+  g_rand_free (r);
+}
+
+static void
+test_against_sort (void)
+{
+  static const guint sizes[] = { 1, 2, 99, 100, 101, 257, 5000 };
+  static const guint blocks[] = { 1, 7, 64, 1000, 5000, 100000 };
+  guint i, j;
+
+  for (i = 0; i < G_N_ELEMENTS (sizes); i++)
+    for (j = 0; j < G_N_ELEMENTS (blocks); j++) {
+      /* one frame per block over 5000 frames: 240 k reads; enough at 257 */
+      if (blocks[j] == 1 && sizes[i] > 257)
+        continue;
+      check_against_sort (sizes[i], blocks[j], 1234 + sizes[i]);
+    }
+}
+
+/* The zeros: -0.0 and +0.0 compare equal, and the sort is stable, so a
+ * percentile that falls in the run of zeros is the zero at that place in
+ * frame order. A fixed pattern, with the expected signs written out. */
+static void
+test_signed_zeros (void)
+{
+  guint block;
+
+  for (block = 3; block <= 300; block *= 10) {
+    GstExactQualityPool *pool = gst_exact_quality_pool_new (1, block, NULL);
+    GstExactQualityPoolStats st;
+    GArray *col = g_array_new (FALSE, FALSE, sizeof (gdouble));
+    RefStats want;
+    guint f, n = 200;
+
+    for (f = 0; f < n; f++) {
+      /* 10 negatives, then zeros: -0.0 at zero positions 0..1, 9..10 and
+       * 89..90 (frame order), +0.0 elsewhere */
+      gdouble v;
+      gboolean yes = TRUE;
+      guint z = f - 10;
+
+      if (f < 10)
+        v = -1.0 - f;
+      else
+        v = (z <= 1 || z == 9 || z == 10 || z == 89 || z == 90) ? -0.0 : 0.0;
+      g_array_append_val (col, v);
+      g_assert_true (gst_exact_quality_pool_add_frame (pool, &v, &yes, NULL));
+    }
+    g_assert_true (gst_exact_quality_pool_stats (pool, 0, &st, NULL));
+    g_assert_true (ref_stats (col, &want));
+    /* p1: rank 2 -> -9.0; p5: rank 10 -> -1.0; p50: rank 100 -> the 90th
+     * zero (index 89): -0.0 */
+    g_assert_true (same_bits (st.p1, -9.0));
+    g_assert_true (same_bits (st.p5, -1.0));
+    g_assert_true (same_bits (st.p50, -0.0));
+    g_assert_true (same_bits (want.p50, -0.0));
+    g_array_free (col, TRUE);
+    gst_exact_quality_pool_free (pool);
+  }
+}
+
+/* The file cannot be written (/dev/full: ENOSPC) or created: the pool says
+ * so once, keeps the running statistics, and has no spread. */
+static void
+check_spill_failure (const gchar * path, const gchar * words)
+{
+  GstExactQualityPool *pool = gst_exact_quality_pool_new (2, 4, path);
+  GArray *col = g_array_new (FALSE, FALSE, sizeof (gdouble));
+  GstExactQualityPoolStats st;
+  RefStats want;
+  guint f, failures = 0;
+
+  for (f = 0; f < 10; f++) {
+    gdouble v[2] = { 30.0 + f * 0.25, 0.0 };
+    gboolean present[2] = { TRUE, FALSE };
+    GError *error = NULL;
+
+    g_array_append_val (col, v[0]);
+    if (!gst_exact_quality_pool_add_frame (pool, v, present, &error)) {
+      failures++;
+      /* the fourth frame fills the first block */
+      g_assert_cmpuint (f, ==, 3);
+      g_assert_nonnull (error);
+      if (!strstr (error->message, words))
+        g_error ("\"%s\" does not say \"%s\"", error->message, words);
+      g_clear_error (&error);
+    }
+    g_assert_no_error (error);
+  }
+  g_assert_cmpuint (failures, ==, 1);
+  g_assert_true (gst_exact_quality_pool_spill_failed (pool));
+  g_assert_true (gst_exact_quality_pool_stats (pool, 0, &st, NULL));
+  g_assert_true (ref_stats (col, &want));
+  g_assert_cmpuint (st.n, ==, 10);
+  g_assert_true (same_bits (st.mean, want.mean));
+  g_assert_true (same_bits (st.harmonic_mean, want.harmonic_mean));
+  g_assert_true (same_bits (st.min, want.min));
+  g_assert_true (same_bits (st.max, want.max));
+  g_assert_false (st.have_spread);
+  g_assert_true (gst_exact_quality_pool_stats (pool, 1, &st, NULL));
+  g_assert_cmpuint (st.n, ==, 0);
+  g_array_free (col, TRUE);
+  gst_exact_quality_pool_free (pool);
+}
+
+static void
+test_spill_failure (void)
+{
+  if (g_file_test ("/dev/full", G_FILE_TEST_EXISTS))
+    check_spill_failure ("/dev/full", g_strerror (ENOSPC));
+  else
+    g_test_message ("no /dev/full here: the write failure is not tested");
+  check_spill_failure ("/nonexistent-exactquality-dir/spill",
+      "Could not create");
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/summary-pool/against-sort", test_against_sort);
+  g_test_add_func ("/summary-pool/signed-zeros", test_signed_zeros);
+  g_test_add_func ("/summary-pool/spill-failure", test_spill_failure);
+  return g_test_run ();
+}
