@@ -62,7 +62,7 @@ echo "gst-launch-1.0 $(gst-launch-1.0 --version | sed -n 's/.*version //p' | hea
 echo
 
 base=$(run $SRC ! queue max-size-buffers=4 ! fakesink sync=false $DIST ! fakesink sync=false)
-printf "%-50s %8s s %7.1f fps\n" "baseline (no element)" "$base" "$(echo "$FRAMES / $base" | bc -l)"
+printf "%-50s %8s s %7.1f fps\n" "baseline (no element)" "$base" "$(awk "BEGIN { print $FRAMES / $base }")"
 ALL=psnr+ssim+ms-ssim+ssimulacra2
 cfgs=()
 [ "$SINGLE" = 1 ] && cfgs+=("metrics=psnr" "metrics=ssim" "metrics=ms-ssim" "metrics=ssimulacra2")
@@ -72,9 +72,9 @@ done
 for cfg in "${cfgs[@]}"; do
   t=$(run exactquality name=eq backend=$BACKEND $cfg post-messages=false ! \
       fakesink sync=false $SRC ! queue max-size-buffers=4 ! eq.ref_sink $DIST ! eq.dist_sink)
-  fps=$(echo "$FRAMES / $t" | bc -l)
-  if [ "$(echo "$t > $base" | bc)" = 1 ]; then
-    own=$(printf "%.1f" "$(echo "$FRAMES / ($t - $base)" | bc -l)")
+  fps=$(awk "BEGIN { print $FRAMES / $t }")
+  if awk "BEGIN { exit !($t > $base) }"; then
+    own=$(awk "BEGIN { printf \"%.1f\", $FRAMES / ($t - $base) }")
   else
     own="n/a"
   fi
