@@ -12,14 +12,18 @@
  * which keeps them in frame order), infinities, subnormals, values that
  * share their leading bits, any bit pattern but NaN, absent values, and
  * columns with no or one value. Then the failure paths of the file: a
- * write that fails (/dev/full: ENOSPC) and a file that cannot be created.
+ * write that fails (/dev/full: ENOSPC), a file that cannot be created, and
+ * a file that is shorter at summary time than what was written (read back
+ * short: EIO).
  */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <glib.h>
+#include <glib/gstdio.h>
 
 #include "gstexactqualitypool.h"
 
@@ -338,6 +342,103 @@ test_spill_failure (void)
       "Could not create");
 }
 
+/* The file is cut between the last write and the summary (the test path is
+ * a real file, not unlinked: truncate () it): @all, to nothing (column 0's
+ * first read comes back short); else by its last 4 bytes, the last group's
+ * count of column 1 (column 0 is read in full, column 1 fails after its
+ * first group). Column @bad fails with a sentence that says so; every
+ * column keeps its running statistics; the columns before @bad have their
+ * spread; from the failure on, none has. */
+static void
+check_read_failure (gboolean all, guint bad)
+{
+  gchar *dir = g_dir_make_tmp ("eqpoolXXXXXX", NULL);
+  gchar *path = g_build_filename (dir, "spill", NULL);
+  GstExactQualityPool *pool = gst_exact_quality_pool_new (2, 4, path);
+  GArray *cols[2];
+  GStatBuf sb;
+  guint f, c, n = 10, block = 4;
+
+  for (c = 0; c < 2; c++)
+    cols[c] = g_array_new (FALSE, FALSE, sizeof (gdouble));
+  for (f = 0; f < n; f++) {
+    gdouble v[2] = { 30.0 + f * 0.25, 1.0 / (f + 3) };
+    gboolean present[2] = { TRUE, TRUE };
+    GError *error = NULL;
+
+    for (c = 0; c < 2; c++)
+      g_array_append_val (cols[c], v[c]);
+    g_assert_true (gst_exact_quality_pool_add_frame (pool, v, present,
+            &error));
+    g_assert_no_error (error);
+  }
+  g_assert_cmpuint (gst_exact_quality_pool_blocks_spilled (pool), ==, 2);
+  /* all: nothing left; else the last 4 bytes (the last group's count of
+   * the last column, see the layout in gstexactqualitypool.c) */
+  g_assert_cmpint (g_stat (path, &sb), ==, 0);
+  g_assert_cmpint (sb.st_size, ==, 2 * 2 * (4 * sizeof (gdouble) + 4));
+  g_assert_cmpint (truncate (path, all ? 0 : sb.st_size - 4), ==, 0);
+  g_assert_false (gst_exact_quality_pool_spill_failed (pool));
+
+  for (c = 0; c < 2; c++) {
+    GstExactQualityPoolStats st;
+    RefStats want;
+    GError *error = NULL;
+    gboolean ok = gst_exact_quality_pool_stats (pool, c, &st, &error);
+
+    g_assert_true (ref_stats (cols[c], &want));
+    if (c == bad) {
+      g_assert_false (ok);
+      g_assert_nonnull (error);
+      if (!strstr (error->message, "Could not read back") ||
+          !strstr (error->message, path) ||
+          !strstr (error->message, g_strerror (EIO)))
+        g_error ("\"%s\" does not say what failed", error->message);
+      g_clear_error (&error);
+    } else {
+      g_assert_true (ok);
+      g_assert_no_error (error);
+    }
+    g_assert_cmpuint (st.n, ==, n);
+    CHECK_SAME ("mean", st.mean, want.mean);
+    CHECK_SAME ("harmonic mean", st.harmonic_mean, want.harmonic_mean);
+    CHECK_SAME ("min", st.min, want.min);
+    CHECK_SAME ("max", st.max, want.max);
+    g_assert_true (st.have_spread == (c < bad));
+    if (st.have_spread) {
+      CHECK_SAME ("stddev", st.stddev, want.stddev);
+      CHECK_SAME ("p1", st.p1, want.p1);
+      CHECK_SAME ("p5", st.p5, want.p5);
+      CHECK_SAME ("p50", st.p50, want.p50);
+    }
+  }
+  g_assert_true (gst_exact_quality_pool_spill_failed (pool));
+  /* asked again, a column read in full before has no spread now */
+  for (c = 0; c < 2; c++) {
+    GstExactQualityPoolStats st;
+    GError *error = NULL;
+
+    g_assert_true (gst_exact_quality_pool_stats (pool, c, &st, &error));
+    g_assert_no_error (error);
+    g_assert_cmpuint (st.n, ==, n);
+    g_assert_false (st.have_spread);
+  }
+  for (c = 0; c < 2; c++)
+    g_array_free (cols[c], TRUE);
+  gst_exact_quality_pool_free (pool);
+  g_assert_cmpint (g_unlink (path), ==, 0);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+  g_free (path);
+  g_free (dir);
+}
+
+static void
+test_read_failure (void)
+{
+  check_read_failure (TRUE, 0);
+  check_read_failure (FALSE, 1);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -345,5 +446,6 @@ main (int argc, char **argv)
   g_test_add_func ("/summary-pool/against-sort", test_against_sort);
   g_test_add_func ("/summary-pool/signed-zeros", test_signed_zeros);
   g_test_add_func ("/summary-pool/spill-failure", test_spill_failure);
+  g_test_add_func ("/summary-pool/read-failure", test_read_failure);
   return g_test_run ();
 }

@@ -15,6 +15,7 @@
 #include <math.h>
 #include <string.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <glib/gstdio.h>
 
 #include <gst/check/gstcheck.h>
@@ -1206,15 +1207,21 @@ GST_START_TEST (test_summary_many_frames)
 
 GST_END_TEST;
 
-/* The summary's temporary file cannot be written (the test hook points it
- * at /dev/full: every write fails with ENOSPC): one warning that says what
- * is missing, mean / harmonic mean / min / max still == the values'
- * computation, no standard deviation and no percentiles (absent in the
- * message, null in the JSON-lines log), and the failure counted. */
-GST_START_TEST (test_summary_spill_failure)
+/* The summary's temporary file fails: the test hook points it at @spill
+ * (/dev/full: every write fails with ENOSPC), or, @spill NULL, at a file in
+ * a temporary directory that is cut to nothing after the last block is
+ * written (the summary's read back comes short: EIO). One warning that says
+ * what is missing and why (@reason), mean / harmonic mean / min / max still
+ * == the values' computation, no standard deviation and no percentiles
+ * (absent in the message, null in the JSON-lines log), and the failure
+ * counted. */
+static void
+check_summary_spill_failure (const gchar * spill, const gchar * reason)
 {
   gchar *dir = g_dir_make_tmp ("eqlogXXXXXX", NULL);
   gchar *path = g_build_filename (dir, "log.jsonl", NULL);
+  gchar *spill_path = spill ? g_strdup (spill) :
+      g_build_filename (dir, "spill", NULL);
   gchar *props = g_strdup_printf ("metrics=psnr log-format=jsonl "
       "log-location=%s", path);
   gchar *text, **lines, *warning = NULL;
@@ -1224,18 +1231,18 @@ GST_START_TEST (test_summary_spill_failure)
   gint i, warnings = 0;
   Pair p;
 
-  if (!g_file_test ("/dev/full", G_FILE_TEST_EXISTS)) {
-    g_printerr ("note: no /dev/full; the spill failure is not tested\n");
-    goto out;
-  }
   g_setenv ("GST_EXACT_QUALITY_TEST_SUMMARY_BLOCK", "4", TRUE);
-  g_setenv ("GST_EXACT_QUALITY_TEST_SUMMARY_SPILL_PATH", "/dev/full", TRUE);
+  g_setenv ("GST_EXACT_QUALITY_TEST_SUMMARY_SPILL_PATH", spill_path, TRUE);
   pair_setup (&p, props, NULL, NULL);
   for (i = 0; i < 6; i++) {
     gst_harness_push (p.ref, make_frame (i, 0, i * FRAME_DUR));
     gst_harness_push (p.dist, make_frame (i, 2 + i, i * FRAME_DUR));
     gst_buffer_unref (gst_harness_pull (p.ref));
   }
+  /* the pair is pooled before it is pushed: frames 0..3, the first block,
+   * are in the file now */
+  if (!spill)
+    fail_unless_equals_int (truncate (spill_path, 0), 0);
   push_eos_both (&p);
   i = 0;
   while (!s && (m = gst_bus_timed_pop_filtered (p.bus, 30 * GST_SECOND,
@@ -1269,8 +1276,8 @@ GST_START_TEST (test_summary_spill_failure)
   fail_unless_equals_int (warnings, 1);
   fail_unless (strstr (warning, "temporary file") &&
       strstr (warning, "no standard deviation and no percentiles") &&
-      strstr (warning, "/dev/full") && strstr (warning, g_strerror (ENOSPC)),
-      "%s", warning);
+      strstr (warning, spill_path) && strstr (warning, reason), "%s",
+      warning);
   fail_unless_equals_uint64 (get_u64 (s, "frames"), 6);
   fail_unless_equals_uint64 (get_u64 (s, "spill-errors"), 1);
   mn = mx = x[0];
@@ -1307,11 +1314,29 @@ GST_START_TEST (test_summary_spill_failure)
   gst_structure_free (s);
   g_free (warning);
   g_unlink (path);
-out:
-  g_rmdir (dir);
+  if (!spill)
+    fail_unless_equals_int (g_unlink (spill_path), 0);
+  fail_unless_equals_int (g_rmdir (dir), 0);
+  g_free (spill_path);
   g_free (path);
   g_free (dir);
   g_free (props);
+}
+
+GST_START_TEST (test_summary_spill_failure)
+{
+  if (!g_file_test ("/dev/full", G_FILE_TEST_EXISTS)) {
+    g_printerr ("note: no /dev/full; the spill failure is not tested\n");
+    return;
+  }
+  check_summary_spill_failure ("/dev/full", g_strerror (ENOSPC));
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_summary_read_back_failure)
+{
+  check_summary_spill_failure (NULL, g_strerror (EIO));
 }
 
 GST_END_TEST;
@@ -2196,6 +2221,7 @@ exactquality_suite (void)
   tcase_add_test (tc, test_summary_values);
   tcase_add_test (tc, test_summary_many_frames);
   tcase_add_test (tc, test_summary_spill_failure);
+  tcase_add_test (tc, test_summary_read_back_failure);
   tcase_add_test (tc, test_meta_copy);
   tcase_add_test (tp, test_pipeline_videotestsrc);
   tcase_add_test (tp, test_state_reuse);
