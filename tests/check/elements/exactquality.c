@@ -942,6 +942,61 @@ cmp_double (gconstpointer a, gconstpointer b)
   return (x > y) - (x < y);
 }
 
+/* Appends each value of a per-frame message (taken) to vals[k], k the
+ * library's value index; absent values are skipped. */
+static void
+append_frame_values (GstMessage * m, GArray ** vals)
+{
+  gint k;
+
+  fail_unless (m != NULL);
+  for (k = 0; k < eq_value_count (); k++) {
+    gdouble v;
+
+    if (gst_structure_get_double (gst_message_get_structure (m),
+            eq_value_info (k)->nick, &v))
+      g_array_append_val (vals[k], v);
+  }
+  gst_message_unref (m);
+}
+
+/* One value's summary computed here the plain way, from its values in frame
+ * order: mean, libvmaf's harmonic mean, min, max, two-pass population
+ * standard deviation, and the values sorted with qsort () for nearest-rank
+ * percentiles (free with g_free). */
+typedef struct
+{
+  gdouble mean, harmonic_mean, min, max, stddev;
+  gdouble *sorted;
+} HandStats;
+
+static void
+hand_stats (const gdouble * x, guint m, HandStats * h)
+{
+  gdouble sum = 0, isum = 0, sq = 0;
+  guint j;
+
+  h->min = h->max = x[0];
+  for (j = 0; j < m; j++) {
+    sum += x[j];
+    isum += 1.0 / (x[j] + 1.0);
+    if (x[j] < h->min)
+      h->min = x[j];
+    if (x[j] > h->max)
+      h->max = x[j];
+  }
+  h->mean = sum / m;
+  h->harmonic_mean = m / isum - 1.0;
+  for (j = 0; j < m; j++) {
+    gdouble d = x[j] - h->mean;
+    gdouble d2 = d * d;
+    sq += d2;
+  }
+  h->stddev = sqrt (sq / m);
+  h->sorted = g_memdup2 (x, m * sizeof (gdouble));
+  qsort (h->sorted, m, sizeof (gdouble), cmp_double);
+}
+
 /* The summary against a computation made here from the per-frame messages:
  * mean (frame order), libvmaf's harmonic mean, min, max, population
  * standard deviation and nearest-rank percentiles. */
@@ -958,28 +1013,20 @@ GST_START_TEST (test_summary_values)
     vals[k] = g_array_new (FALSE, FALSE, sizeof (gdouble));
   pair_setup (&p, NULL, NULL, NULL);
   for (i = 0; i < frames; i++) {
-    GstMessage *m;
-
     gst_harness_push (p.ref, make_frame (i, 0, i * FRAME_DUR));
     gst_harness_push (p.dist, make_frame (i, 1 + i * 3, i * FRAME_DUR));
     gst_buffer_unref (gst_harness_pull (p.ref));
-    m = next_element_message (p.bus, "exactquality", 10 * GST_SECOND);
-    for (k = 0; k < n; k++) {
-      gdouble v;
-      if (gst_structure_get_double (gst_message_get_structure (m),
-              eq_value_info (k)->nick, &v))
-        g_array_append_val (vals[k], v);
-    }
-    gst_message_unref (m);
+    append_frame_values (next_element_message (p.bus, "exactquality",
+            10 * GST_SECOND), vals);
   }
   push_eos_both (&p);
   s = wait_summary (p.bus);
   fail_unless_equals_uint64 (get_u64 (s, "frames"), frames);
   for (k = 0; k < n; k++) {
     const gchar *nick = eq_value_info (k)->nick;
-    gdouble *x = (gdouble *) vals[k]->data, sum = 0, isum = 0, sq = 0;
-    gdouble mn, mx, mean, got, sorted[16];
-    guint m = vals[k]->len, j;
+    gdouble got;
+    guint m = vals[k]->len;
+    HandStats h;
     gchar *f;
 
     if (m == 0) {
@@ -989,38 +1036,25 @@ GST_START_TEST (test_summary_values)
       continue;
     }
     fail_unless_equals_int (m, frames);
-    mn = mx = x[0];
-    for (j = 0; j < m; j++) {
-      sum += x[j];
-      isum += 1.0 / (x[j] + 1.0);
-      mn = MIN (mn, x[j]);
-      mx = MAX (mx, x[j]);
-    }
-    mean = sum / m;
-    for (j = 0; j < m; j++) {
-      gdouble d = x[j] - mean;
-      gdouble d2 = d * d;
-      sq += d2;
-    }
-    memcpy (sorted, x, m * sizeof (gdouble));
-    qsort (sorted, m, sizeof (gdouble), cmp_double);
+    hand_stats ((const gdouble *) vals[k]->data, m, &h);
 #define CHECK_STAT(suffix, expected) G_STMT_START { \
       f = g_strdup_printf ("%s-" suffix, nick); \
       fail_unless (gst_structure_get_double (s, f, &got), "no %s", f); \
       fail_unless (same_bits (got, (expected)), "%s: %.17g vs %.17g", f, \
           got, (gdouble) (expected)); \
       g_free (f); } G_STMT_END
-    CHECK_STAT ("mean", mean);
-    CHECK_STAT ("harmonic-mean", m / isum - 1.0);
-    CHECK_STAT ("min", mn);
-    CHECK_STAT ("max", mx);
-    CHECK_STAT ("stddev", sqrt (sq / m));
+    CHECK_STAT ("mean", h.mean);
+    CHECK_STAT ("harmonic-mean", h.harmonic_mean);
+    CHECK_STAT ("min", h.min);
+    CHECK_STAT ("max", h.max);
+    CHECK_STAT ("stddev", h.stddev);
     /* 7 values: p1 and p5 are the smallest (rank ceil(0.07) = 1, ceil
      * (0.35) = 1), p50 the 4th (rank ceil (3.5) = 4) */
-    CHECK_STAT ("p1", sorted[0]);
-    CHECK_STAT ("p5", sorted[0]);
-    CHECK_STAT ("p50", sorted[3]);
+    CHECK_STAT ("p1", h.sorted[0]);
+    CHECK_STAT ("p5", h.sorted[0]);
+    CHECK_STAT ("p50", h.sorted[3]);
 #undef CHECK_STAT
+    g_free (h.sorted);
     checked++;
   }
   if (built_metrics)
@@ -1084,22 +1118,13 @@ run_many_frames (guint frames, const gchar * block, GArray ** vals)
   for (i = 0; i < frames; i++) {
     GstBuffer *r = gst_buffer_copy (refs[i % 23]);
     GstBuffer *d = gst_buffer_copy (dists[(i * 7) % (23 * 5)]);
-    GstMessage *m;
 
     GST_BUFFER_PTS (r) = GST_BUFFER_PTS (d) = i * FRAME_DUR;
     fail_unless_equals_int (gst_harness_push (p.ref, r), GST_FLOW_OK);
     fail_unless_equals_int (gst_harness_push (p.dist, d), GST_FLOW_OK);
     gst_buffer_unref (gst_harness_pull (p.ref));
-    m = next_element_message (p.bus, "exactquality", 10 * GST_SECOND);
-    fail_unless (m != NULL);
-    for (k = 0; k < n; k++) {
-      gdouble v;
-
-      if (gst_structure_get_double (gst_message_get_structure (m),
-              eq_value_info (k)->nick, &v))
-        g_array_append_val (vals[k], v);
-    }
-    gst_message_unref (m);
+    append_frame_values (next_element_message (p.bus, "exactquality",
+            10 * GST_SECOND), vals);
   }
   push_eos_both (&p);
   s = wait_summary (p.bus);
@@ -1143,9 +1168,9 @@ GST_START_TEST (test_summary_many_frames)
       gst_structure_n_fields (s_ram));
   for (k = 0; k < n; k++) {
     const gchar *nick = eq_value_info (k)->nick;
-    gdouble *x = (gdouble *) vals[k]->data, sum = 0, isum = 0, sq = 0;
-    gdouble mn, mx, mean, got, *sorted;
-    guint m = vals[k]->len, j;
+    gdouble got;
+    guint m = vals[k]->len;
+    HandStats h;
     gchar *f;
 
     fail_unless_equals_int (vals_ram[k]->len, m);
@@ -1156,23 +1181,7 @@ GST_START_TEST (test_summary_many_frames)
       continue;
     }
     fail_unless_equals_int (m, frames);
-    mn = mx = x[0];
-    for (j = 0; j < m; j++) {
-      sum += x[j];
-      isum += 1.0 / (x[j] + 1.0);
-      if (x[j] < mn)
-        mn = x[j];
-      if (x[j] > mx)
-        mx = x[j];
-    }
-    mean = sum / m;
-    for (j = 0; j < m; j++) {
-      gdouble d = x[j] - mean;
-      gdouble d2 = d * d;
-      sq += d2;
-    }
-    sorted = g_memdup2 (x, m * sizeof (gdouble));
-    qsort (sorted, m, sizeof (gdouble), cmp_double);
+    hand_stats ((const gdouble *) vals[k]->data, m, &h);
 #define CHECK_STAT(suffix, expected) G_STMT_START { \
       gdouble ram; \
       f = g_strdup_printf ("%s-" suffix, nick); \
@@ -1182,17 +1191,17 @@ GST_START_TEST (test_summary_many_frames)
       fail_unless (gst_structure_get_double (s_ram, f, &ram), "no %s", f); \
       fail_unless (same_bits (got, ram), "%s: file %a, RAM %a", f, got, ram); \
       g_free (f); } G_STMT_END
-    CHECK_STAT ("mean", mean);
-    CHECK_STAT ("harmonic-mean", m / isum - 1.0);
-    CHECK_STAT ("min", mn);
-    CHECK_STAT ("max", mx);
-    CHECK_STAT ("stddev", sqrt (sq / m));
+    CHECK_STAT ("mean", h.mean);
+    CHECK_STAT ("harmonic-mean", h.harmonic_mean);
+    CHECK_STAT ("min", h.min);
+    CHECK_STAT ("max", h.max);
+    CHECK_STAT ("stddev", h.stddev);
     /* nearest rank, 2000 values: ranks 20, 100, 1000 */
-    CHECK_STAT ("p1", sorted[19]);
-    CHECK_STAT ("p5", sorted[99]);
-    CHECK_STAT ("p50", sorted[999]);
+    CHECK_STAT ("p1", h.sorted[19]);
+    CHECK_STAT ("p5", h.sorted[99]);
+    CHECK_STAT ("p50", h.sorted[999]);
 #undef CHECK_STAT
-    g_free (sorted);
+    g_free (h.sorted);
     checked++;
   }
   if (built_metrics)
@@ -1227,7 +1236,8 @@ check_summary_spill_failure (const gchar * spill, const gchar * reason)
   gchar *text, **lines, *warning = NULL;
   GstStructure *s = NULL;
   GstMessage *m;
-  gdouble x[6], sum = 0, isum = 0, mn, mx, got;
+  gdouble x[6], got;
+  HandStats h;
   gint i, warnings = 0;
   Pair p;
 
@@ -1280,23 +1290,16 @@ check_summary_spill_failure (const gchar * spill, const gchar * reason)
       warning);
   fail_unless_equals_uint64 (get_u64 (s, "frames"), 6);
   fail_unless_equals_uint64 (get_u64 (s, "spill-errors"), 1);
-  mn = mx = x[0];
-  for (i = 0; i < 6; i++) {
-    sum += x[i];
-    isum += 1.0 / (x[i] + 1.0);
-    if (x[i] < mn)
-      mn = x[i];
-    if (x[i] > mx)
-      mx = x[i];
-  }
+  hand_stats (x, 6, &h);
+  g_free (h.sorted);
   fail_unless (gst_structure_get_double (s, "psnr-y-mean", &got));
-  fail_unless (same_bits (got, sum / 6));
+  fail_unless (same_bits (got, h.mean));
   fail_unless (gst_structure_get_double (s, "psnr-y-harmonic-mean", &got));
-  fail_unless (same_bits (got, 6 / isum - 1.0));
+  fail_unless (same_bits (got, h.harmonic_mean));
   fail_unless (gst_structure_get_double (s, "psnr-y-min", &got));
-  fail_unless (same_bits (got, mn));
+  fail_unless (same_bits (got, h.min));
   fail_unless (gst_structure_get_double (s, "psnr-y-max", &got));
-  fail_unless (same_bits (got, mx));
+  fail_unless (same_bits (got, h.max));
   fail_if (gst_structure_has_field (s, "psnr-y-stddev"));
   fail_if (gst_structure_has_field (s, "psnr-y-p1"));
   fail_if (gst_structure_has_field (s, "psnr-y-p5"));
