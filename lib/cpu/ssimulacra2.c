@@ -336,6 +336,13 @@ size_t eq_s2_blur_scratch_floats(int w)
     return h > v ? h : v;
 }
 
+/* One input of the generic row blur: the product of a and b (b given), or a
+ * alone. */
+static inline float blur_in(double a, double b, int product)
+{
+    return product ? eq_s2_blur_input(EQ_S2_MAP_S12, a, b) : eq_s2_blur_input(EQ_S2_MAP_MU1, a, b);
+}
+
 S2_CLONES
 void eq_s2_blur_h_c(const double *restrict a, const double *restrict b, float *restrict out,
                     int w, int h, int y0, int y1, float *scratch)
@@ -354,8 +361,8 @@ void eq_s2_blur_h_c(const double *restrict a, const double *restrict b, float *r
             float p1 = 0, p3 = 0, p5 = 0, pp1 = 0, pp3 = 0, pp5 = 0;
             for (int n = -N + 1; n < w; n++) {
                 int l = n - N - 1, r = n + N - 1;
-                float left = l >= 0 ? (float)(rb ? ra[l] * rb[l] : ra[l]) : 0.0f;
-                float right = r < w ? (float)(rb ? ra[r] * rb[r] : ra[r]) : 0.0f;
+                float left = l >= 0 ? blur_in(ra[l], rb ? rb[l] : 0.0, rb != NULL) : 0.0f;
+                float right = r < w ? blur_in(ra[r], rb ? rb[r] : 0.0, rb != NULL) : 0.0f;
                 float v = eq_s2_rg_step(&p1, &p3, &p5, &pp1, &pp3, &pp5, left, right);
                 if (n >= 0)
                     o[n] = v;
@@ -378,10 +385,10 @@ void eq_s2_blur_h_c(const double *restrict a, const double *restrict b, float *r
             float *dx = d + (size_t)x * S2_HLANES;
             if (b) {
                 for (int j = 0; j < S2_HLANES; j++)
-                    dx[j] = (float)(ra[j][x] * rb[j][x]);
+                    dx[j] = eq_s2_blur_input(EQ_S2_MAP_S12, ra[j][x], rb[j][x]);
             } else {
                 for (int j = 0; j < S2_HLANES; j++)
-                    dx[j] = (float)ra[j][x];
+                    dx[j] = eq_s2_blur_input(EQ_S2_MAP_MU1, ra[j][x], 0.0);
             }
         }
         /* The 16 rows' recursions advance together along x (lanes). */
@@ -447,11 +454,11 @@ void eq_s2_blur_h5_c(const double *restrict x1, const double *restrict x2,
             float *dx = d + (size_t)x * L;
             for (int j = 0; j < S2_H5ROWS; j++) {
                 double a = ra[j][x], b = rb[j][x];
-                dx[j] = (float)(a * a);
-                dx[S2_H5ROWS + j] = (float)(b * b);
-                dx[2 * S2_H5ROWS + j] = (float)(a * b);
-                dx[3 * S2_H5ROWS + j] = (float)a;
-                dx[4 * S2_H5ROWS + j] = (float)b;
+                dx[j] = eq_s2_blur_input(EQ_S2_MAP_S11, a, b);
+                dx[S2_H5ROWS + j] = eq_s2_blur_input(EQ_S2_MAP_S22, a, b);
+                dx[2 * S2_H5ROWS + j] = eq_s2_blur_input(EQ_S2_MAP_S12, a, b);
+                dx[3 * S2_H5ROWS + j] = eq_s2_blur_input(EQ_S2_MAP_MU1, a, b);
+                dx[4 * S2_H5ROWS + j] = eq_s2_blur_input(EQ_S2_MAP_MU2, a, b);
             }
         }
         float st[6 * S2_H5LANES], discard[S2_H5LANES];

@@ -151,20 +151,6 @@ fail:
     return err;
 }
 
-/* The input of blur map m at one pixel: 0 mu1 <- x1, 1 mu2 <- x2,
- * 2 s11 <- x1 x1, 3 s22 <- x2 x2, 4 s12 <- x1 x2 (products in double, as
- * eq_s2_mul_c forms them), rounded to float as eq_s2_blur_h_c reads them. */
-static __device__ __forceinline__ float blur_input(int m, double a, double b)
-{
-    switch (m) {
-    case 0: return (float)a;
-    case 1: return (float)b;
-    case 2: return (float)(a * a);
-    case 3: return (float)(b * b);
-    default: return (float)(a * b);
-    }
-}
-
 #define S2_TILE 32
 
 /* Rows: one block per 32 rows of one channel, one warp per map (5 warps),
@@ -176,11 +162,11 @@ static __device__ __forceinline__ float blur_input(int m, double a, double b)
  * maps: the block loads x1 and x2 of the next tile into registers (each
  * load a coalesced row piece) before this tile's recursions run, so their
  * latency hides behind the 32 steps, and forms the five maps' inputs from
- * them (blur_input). Each lane runs its row's recursion (eq_s2_rg_step)
+ * them (eq_s2_blur_input). Each lane runs its row's recursion (eq_s2_rg_step)
  * and leaves output j in place of input j, which no later step of the tile
  * reads; the 32 outputs per row then leave with coalesced stores.
  * tmp: float plane (c * 5 + m). */
-#define S2_MAPS 5
+#define S2_MAPS EQ_S2_MAPS
 #define S2_FILL ((S2_TILE * S2_TILE + S2_MAPS * 32 - 1) / (S2_MAPS * 32))
 
 __global__ void __launch_bounds__(32 * S2_MAPS, 2)
@@ -198,7 +184,7 @@ s2_blur_h_kernel(const double *xyb, int w, int h, float *tmp)
 
     /* the new columns of tile k0: k0 + N - 1 + q (never negative), element
      * f = tid + 160 u of the 32 x 32 new inputs (row f / 32, q = f % 32);
-     * 0 outside the frame (and blur_input of 0, 0 is 0 for every map) */
+     * 0 outside the frame (and eq_s2_blur_input of 0, 0 is 0 for every map) */
 #define S2_BLUR_H_LOAD(k0)                                                                \
     do {                                                                                  \
         _Pragma("unroll") for (int u = 0; u < S2_FILL; u++)                               \
@@ -231,7 +217,7 @@ s2_blur_h_kernel(const double *xyb, int w, int h, float *tmp)
                 const int r = f >> 5, q = CARRY + (f & 31);
 #pragma unroll
                 for (int mm = 0; mm < S2_MAPS; mm++)
-                    in[mm][r][q] = blur_input(mm, av[u], bv[u]);
+                    in[mm][r][q] = eq_s2_blur_input(mm, av[u], bv[u]);
             }
         }
         __syncthreads();
@@ -346,9 +332,10 @@ s2_blur_v_terms_kernel(const double *xyb, const float *tmp, int w, int h, double
                 /* the blurred floats widened to double, as the C stage
                  * stores them */
                 const size_t i = (size_t)y * w + x;
-                const double mu1 = out[0][r][q], mu2 = out[1][r][q];
-                d[(size_t)c * n + i] = eq_s2_ssim_d(mu1, mu2, (double)out[2][r][q],
-                                                    (double)out[3][r][q], (double)out[4][r][q]);
+                const double mu1 = out[EQ_S2_MAP_MU1][r][q], mu2 = out[EQ_S2_MAP_MU2][r][q];
+                d[(size_t)c * n + i] = eq_s2_ssim_d(mu1, mu2, (double)out[EQ_S2_MAP_S11][r][q],
+                                                    (double)out[EQ_S2_MAP_S22][r][q],
+                                                    (double)out[EQ_S2_MAP_S12][r][q]);
                 d1[(size_t)c * n + i] = eq_s2_edge_d1(a1[v], mu1, a2[v], mu2);
             }
         }

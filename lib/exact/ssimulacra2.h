@@ -187,6 +187,39 @@ EQ_HD static inline float eq_s2_rg_step(float *p1, float *p3, float *p5, float *
 }
 
 /*
+ * The five blurred maps of a channel (libjxl's mu1, mu2, sigma11, sigma22,
+ * sigma12) and the input each blur reads at one pixel, from the channel's
+ * XYB values x1 (reference) and x2 (distorted): the value itself, or the
+ * product formed in double, then rounded to float for the recursion.
+ * eq_s2_blur_input(EQ_S2_MAP_S12, a, b) is the product of any two planes
+ * (the C stage's generic blur uses it for a * a as well).
+ */
+enum {
+    EQ_S2_MAP_MU1 = 0, /* x1 */
+    EQ_S2_MAP_MU2 = 1, /* x2 */
+    EQ_S2_MAP_S11 = 2, /* x1 x1 */
+    EQ_S2_MAP_S22 = 3, /* x2 x2 */
+    EQ_S2_MAP_S12 = 4, /* x1 x2 */
+    EQ_S2_MAPS = 5
+};
+
+EQ_HD static inline float eq_s2_blur_input(int map, double x1, double x2)
+{
+    switch (map) {
+    case EQ_S2_MAP_MU1:
+        return (float)x1;
+    case EQ_S2_MAP_MU2:
+        return (float)x2;
+    case EQ_S2_MAP_S11:
+        return (float)(x1 * x1);
+    case EQ_S2_MAP_S22:
+        return (float)(x2 * x2);
+    default:
+        return (float)(x1 * x2);
+    }
+}
+
+/*
  * Float64 check only (tools/ssimulacra2_f64.c, not the scorer): the filter
  * the recursion implements, evaluated exactly as its 9-tap kernel
  *     h(t) = sum_k beta_k cos(omega_k t), |t| <= 4 (h(+-5) = 0),
