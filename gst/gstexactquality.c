@@ -539,8 +539,12 @@ gst_exact_quality_class_init (GstExactQualityClass * klass)
       "the buffer): frame (guint64), backend (string), ref_running_time, "
       "scores (EqScores); header gst/exactquality/gstexactqualitymeta.h, "
       "gst_buffer_get_exact_quality_meta(), "
-      "gst_exact_quality_meta_to_structure(). For bindings the same values "
-      "as a GstStructure in the custom meta 'GstExactQualityStructureMeta'");
+      "gst_exact_quality_meta_to_structure(). Python and other bindings: "
+      "typelib GstExactQuality-1.0 "
+      "(GstExactQuality.buffer_get_exact_quality_meta(buf), "
+      "meta.get_nth_value(i), meta.get_value(nick)); without it, the same "
+      "values as a GstStructure in the custom meta "
+      "'GstExactQualityStructureMeta'");
 
   agg_class->start = GST_DEBUG_FUNCPTR (gst_exact_quality_start);
   agg_class->stop = GST_DEBUG_FUNCPTR (gst_exact_quality_stop);

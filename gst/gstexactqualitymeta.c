@@ -26,11 +26,27 @@
  * or every value: `for (i = 0; i < eq_value_count (); i++)
  * if (eq_value_present (&m->scores, i)) ... eq_value_get (&m->scores, i)`.
  *
- * ## Reading it from Python (gst-python)
+ * ## Reading it from Python (GObject-Introspection)
+ * The library comes with a typelib, namespace GstExactQuality 1.0
+ * (built when g-ir-scanner is found):
+ * |[<!-- language="Python" -->
+ * gi.require_version("GstExactQuality", "1.0")
+ * from gi.repository import GstExactQuality
+ * m = GstExactQuality.buffer_get_exact_quality_meta(buf)
+ * if m:
+ *     ok, ssim = m.get_value("ssim")
+ *     for i in range(GstExactQuality.ExactQualityMeta.n_values()):
+ *         present, v = m.get_nth_value(i)
+ *         if present:
+ *             print(m.frame, m.backend,
+ *                   GstExactQuality.ExactQualityMeta.value_nick(i), v)
+ * ]|
+ *
+ * ## Reading it without the typelib (gst-python)
  * gst_buffer_add_exact_quality_meta() also attaches a #GstCustomMeta named
  * "GstExactQualityStructureMeta" whose #GstStructure is
- * gst_exact_quality_meta_to_structure()'s, because bindings cannot see C
- * structs:
+ * gst_exact_quality_meta_to_structure()'s, for bindings where the typelib
+ * is not installed:
  * |[<!-- language="Python" -->
  * meta = buf.get_custom_meta("GstExactQualityStructureMeta")
  * if meta:
@@ -48,6 +64,12 @@
 
 #include "gstexactqualitymeta.h"
 
+/**
+ * gst_exact_quality_meta_api_get_type:
+ *
+ * Returns: the #GType of the meta API ("GstExactQualityMetaAPI"), for
+ *     gst_buffer_get_meta() and gst_meta_api_type_has_tag().
+ */
 GType
 gst_exact_quality_meta_api_get_type (void)
 {
@@ -105,6 +127,12 @@ gst_exact_quality_meta_transform (GstBuffer * dest, GstMeta * meta,
   return add_typed_meta (dest, (GstExactQualityMeta *) meta) != NULL;
 }
 
+/**
+ * gst_exact_quality_meta_get_info:
+ *
+ * Returns: (transfer none): the #GstMetaInfo of #GstExactQualityMeta,
+ *     registered on the first call.
+ */
 const GstMetaInfo *
 gst_exact_quality_meta_get_info (void)
 {
@@ -136,7 +164,7 @@ structure_meta_get_info (void)
 }
 
 /**
- * gst_buffer_add_exact_quality_meta:
+ * gst_buffer_add_exact_quality_meta: (skip)
  * @buffer: a writable #GstBuffer
  * @frame: index of the scored pair
  * @backend: "cpu" or "cuda" (must be a static string)
@@ -190,7 +218,9 @@ gst_buffer_add_exact_quality_meta (GstBuffer * buffer, guint64 frame,
  * gst_buffer_get_exact_quality_meta:
  * @buffer: a #GstBuffer
  *
- * Returns: (transfer none) (nullable): the buffer's #GstExactQualityMeta.
+ * Returns: (transfer none) (nullable): the buffer's #GstExactQualityMeta,
+ *     valid as long as @buffer is (in Python too: read it while holding
+ *     the buffer or sample).
  */
 GstExactQualityMeta *
 gst_buffer_get_exact_quality_meta (GstBuffer * buffer)
@@ -237,9 +267,10 @@ gst_exact_quality_meta_to_structure (const GstExactQualityMeta * meta)
  * gst_exact_quality_meta_get_value:
  * @meta: a #GstExactQualityMeta
  * @nick: a value nick ("ssim", "psnr-y", ...)
- * @value: (out): the value
+ * @value: (out) (optional): the value
  *
- * Returns: %TRUE when the value is present.
+ * Returns: %TRUE when the value is present (@value is then set); %FALSE
+ *     for an unknown nick or a value that was not scored.
  */
 gboolean
 gst_exact_quality_meta_get_value (const GstExactQualityMeta * meta,
@@ -258,4 +289,67 @@ gst_exact_quality_meta_get_value (const GstExactQualityMeta * meta,
     }
   }
   return FALSE;
+}
+
+/**
+ * gst_exact_quality_meta_n_values:
+ *
+ * The number of values the library can publish (eq_value_count()): the
+ * indices of gst_exact_quality_meta_value_nick() and
+ * gst_exact_quality_meta_get_nth_value() run from 0 to this number - 1, in
+ * the CLI's column order.
+ *
+ * Returns: the number of values.
+ */
+guint
+gst_exact_quality_meta_n_values (void)
+{
+  return (guint) eq_value_count ();
+}
+
+/**
+ * gst_exact_quality_meta_value_nick:
+ * @index: a value index, below gst_exact_quality_meta_n_values()
+ *
+ * Returns: (transfer none) (nullable): the value's nick ("psnr-y", "ssim",
+ *     "ms-ssim-l-scale0", ...), which is also its field name in the
+ *     element's messages and in gst_exact_quality_meta_to_structure(); %NULL
+ *     when @index is out of range.
+ */
+const gchar *
+gst_exact_quality_meta_value_nick (guint index)
+{
+  const EqValueInfo *info;
+
+  if (index >= (guint) eq_value_count ())
+    return NULL;
+  info = eq_value_info ((gint) index);
+  return info ? info->nick : NULL;
+}
+
+/**
+ * gst_exact_quality_meta_get_nth_value:
+ * @meta: a #GstExactQualityMeta
+ * @index: a value index, below gst_exact_quality_meta_n_values()
+ * @value: (out) (optional): the value, bit for bit as scored
+ *
+ * Reads value @index (named by gst_exact_quality_meta_value_nick()) of the
+ * meta's scores.
+ *
+ * Returns: %TRUE when the value is present (@value is then set); %FALSE
+ *     when its metric was not scored, the value is absent (psnr-cb and
+ *     psnr-cr of a grey picture) or @index is out of range.
+ */
+gboolean
+gst_exact_quality_meta_get_nth_value (const GstExactQualityMeta * meta,
+    guint index, gdouble * value)
+{
+  g_return_val_if_fail (meta != NULL, FALSE);
+
+  if (index >= (guint) eq_value_count ()
+      || !eq_value_present (&meta->scores, (gint) index))
+    return FALSE;
+  if (value)
+    *value = eq_value_get (&meta->scores, (gint) index);
+  return TRUE;
 }

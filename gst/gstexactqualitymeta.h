@@ -33,7 +33,7 @@ G_BEGIN_DECLS
  * GST_EXACT_QUALITY_STRUCTURE_META_NAME:
  *
  * Name of the #GstCustomMeta that carries the same scores as a
- * #GstStructure, for language bindings that cannot reach C structs
+ * #GstStructure, for language bindings without the GstExactQuality typelib
  * (Python: `buf.get_custom_meta("GstExactQualityStructureMeta")
  * .get_structure()`). The structure is the one
  * gst_exact_quality_meta_to_structure() returns.
@@ -49,10 +49,15 @@ typedef struct _GstExactQualityMeta GstExactQualityMeta;
  *     element started)
  * @backend: "cpu" or "cuda": the backend that scored the pair (static string)
  * @ref_running_time: running time of the reference buffer it was paired with
- * @scores: the library's results, bit for bit (lib/exactquality.h); read
- *     values with eq_value_get (&meta->scores, i) for i < eq_value_count ()
+ * @scores: (skip): the library's results, bit for bit (lib/exactquality.h);
+ *     read values with eq_value_get (&meta->scores, i) for i <
+ *     eq_value_count (), or with gst_exact_quality_meta_get_nth_value()
  *
- * Scores of one frame pair.
+ * Scores of one frame pair. Language bindings (GObject-Introspection
+ * namespace GstExactQuality) read @frame, @backend and @ref_running_time
+ * as fields and the values through gst_exact_quality_meta_get_nth_value()
+ * or gst_exact_quality_meta_get_value(): #EqScores is a plain C struct of
+ * the library, not introspectable.
  */
 struct _GstExactQualityMeta
 {
@@ -85,6 +90,16 @@ GstStructure *gst_exact_quality_meta_to_structure (const GstExactQualityMeta *
 GST_EXACT_QUALITY_META_API
 gboolean gst_exact_quality_meta_get_value (const GstExactQualityMeta * meta,
     const gchar * nick, gdouble * value);
+
+GST_EXACT_QUALITY_META_API
+guint gst_exact_quality_meta_n_values (void);
+
+GST_EXACT_QUALITY_META_API
+const gchar *gst_exact_quality_meta_value_nick (guint index);
+
+GST_EXACT_QUALITY_META_API
+gboolean gst_exact_quality_meta_get_nth_value (const GstExactQualityMeta *
+    meta, guint index, gdouble * value);
 
 G_END_DECLS
 

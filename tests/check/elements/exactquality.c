@@ -1387,6 +1387,71 @@ GST_START_TEST (test_meta_copy)
 
 GST_END_TEST;
 
+/* The getters for bindings (the typelib's way in; tests/check/gir_meta.py
+ * reads them from Python): index by index the library's values and
+ * presence, on a pair scored with two metrics only, so that values are
+ * absent too. */
+GST_START_TEST (test_meta_getters)
+{
+  Pair p;
+  GstBuffer *ref, *dist, *out;
+  GstExactQualityMeta *meta;
+  EqScores r;
+  guint k, n, n_present = 0, n_absent = 0;
+  gdouble v;
+
+  pair_setup (&p, "metrics=psnr+ssim", NULL, NULL);
+  ref = make_frame (3, 0, 0);
+  dist = make_frame (3, 7, 0);
+  gst_harness_push (p.ref, gst_buffer_ref (ref));
+  gst_harness_push (p.dist, gst_buffer_ref (dist));
+  out = gst_harness_pull (p.ref);
+  meta = gst_buffer_get_exact_quality_meta (out);
+  fail_unless (meta != NULL);
+  library_scores (ref, dist, CAPS_I420, EQ_METRIC_PSNR | EQ_METRIC_SSIM, &r);
+
+  n = gst_exact_quality_meta_n_values ();
+  fail_unless_equals_int (n, eq_value_count ());
+  for (k = 0; k < n; k++) {
+    const gchar *nick = gst_exact_quality_meta_value_nick (k);
+    gboolean present = eq_value_present (&r, (gint) k);
+    gdouble by_nick;
+
+    fail_unless_equals_string (nick, eq_value_info ((gint) k)->nick);
+    v = -1.0;
+    fail_unless_equals_int (gst_exact_quality_meta_get_nth_value (meta, k,
+            &v), present);
+    fail_unless_equals_int (gst_exact_quality_meta_get_nth_value (meta, k,
+            NULL), present);
+    fail_unless_equals_int (gst_exact_quality_meta_get_value (meta, nick,
+            &by_nick), present);
+    if (present) {
+      fail_unless (same_bits (v, eq_value_get (&r, (gint) k)), "%s", nick);
+      fail_unless (same_bits (by_nick, v), "%s", nick);
+      n_present++;
+    } else {
+      fail_unless (same_bits (v, -1.0), "%s written while absent", nick);
+      n_absent++;
+    }
+  }
+  /* psnr-y/cb/cr and ssim present; ms-ssim, ssimulacra2, ... not scored */
+  if ((built_metrics & (EQ_METRIC_PSNR | EQ_METRIC_SSIM)) ==
+      (EQ_METRIC_PSNR | EQ_METRIC_SSIM))
+    fail_unless (n_present >= 4 && n_absent >= 2, "%u present, %u absent",
+        n_present, n_absent);
+  fail_unless (gst_exact_quality_meta_value_nick (n) == NULL);
+  fail_unless (gst_exact_quality_meta_value_nick (G_MAXUINT) == NULL);
+  fail_if (gst_exact_quality_meta_get_nth_value (meta, n, &v));
+  fail_if (gst_exact_quality_meta_get_nth_value (meta, G_MAXUINT, &v));
+
+  gst_buffer_unref (ref);
+  gst_buffer_unref (dist);
+  gst_buffer_unref (out);
+  pair_teardown (&p);
+}
+
+GST_END_TEST;
+
 /* ------------------------------------------------------------ pipelines */
 
 static GstElement *
@@ -2226,6 +2291,7 @@ exactquality_suite (void)
   tcase_add_test (tc, test_summary_spill_failure);
   tcase_add_test (tc, test_summary_read_back_failure);
   tcase_add_test (tc, test_meta_copy);
+  tcase_add_test (tc, test_meta_getters);
   tcase_add_test (tp, test_pipeline_videotestsrc);
   tcase_add_test (tp, test_state_reuse);
   tcase_add_test (tp, test_flushing_seek);
