@@ -76,6 +76,8 @@ struct _GstExactQualityPool
   gint fd;                      /* -1 until the first block is written */
   guint64 groups_written;
   gboolean failed;              /* running sums only from then on */
+  guint64 reads;                /* pread () calls on the file so far */
+  guint64 fail_read;            /* test hook: that read fails (EIO); 0: none */
 };
 
 static gdouble *
@@ -134,6 +136,16 @@ guint64
 gst_exact_quality_pool_blocks_spilled (const GstExactQualityPool * pool)
 {
   return pool->groups_written;
+}
+
+/* Test hook: the @nth read of the file from now (1: the next) fails with
+ * EIO, as a failing disk's would, after the reads before it succeeded; 0
+ * turns it off. Counts every pread () call (a short read that is resumed
+ * counts twice). */
+void
+gst_exact_quality_pool_fail_read (GstExactQualityPool * pool, guint64 nth)
+{
+  pool->fail_read = nth ? pool->reads + nth : 0;
 }
 
 static void
@@ -202,8 +214,14 @@ read_all (GstExactQualityPool * pool, gpointer dest, gsize size,
   guint8 *buf = dest;
 
   while (size > 0) {
-    gssize r = pread (pool->fd, buf, size, (off_t) offset);
+    gssize r;
 
+    if (++pool->reads == pool->fail_read) {
+      r = -1;                   /* the test hook */
+      errno = EIO;
+    } else {
+      r = pread (pool->fd, buf, size, (off_t) offset);
+    }
     if (r < 0 && errno == EINTR)
       continue;
     if (r <= 0) {
@@ -327,7 +345,7 @@ gst_exact_quality_pool_stats (GstExactQualityPool * pool, guint c,
 {
   static const guint pct[N_PERCENTILES] = { 1, 5, 50 };
   const EqScorePool *col = &pool->columns[c];
-  guint64 n = eq_score_pool_count (col);
+  guint64 count = eq_score_pool_count (col);
   guint64 want[N_PERCENTILES], prefix[N_PERCENTILES] = { 0 }, mask = 0;
   guint64 hist[N_PERCENTILES][256], g, zeros = 0;
   gdouble result[N_PERCENTILES], sq = 0.0, *buf;
@@ -335,9 +353,9 @@ gst_exact_quality_pool_stats (GstExactQualityPool * pool, guint c,
   guint pass, t, j;
 
   memset (st, 0, sizeof (*st));
-  if (n == 0)
+  if (count == 0)
     return TRUE;
-  st->n = n;
+  st->n = count;
   st->mean = eq_score_pool_mean (col);
   st->harmonic_mean = eq_score_pool_harmonic_mean (col);
   st->min = eq_score_pool_min (col);
@@ -347,7 +365,7 @@ gst_exact_quality_pool_stats (GstExactQualityPool * pool, guint c,
 
   /* nearest rank: sorted[ceil (k n / 100) - 1] */
   for (t = 0; t < N_PERCENTILES; t++) {
-    guint64 rank = ((guint64) pct[t] * n + 99) / 100;
+    guint64 rank = ((guint64) pct[t] * count + 99) / 100;
 
     want[t] = MAX (rank, 1) - 1;
   }
@@ -408,7 +426,7 @@ gst_exact_quality_pool_stats (GstExactQualityPool * pool, guint c,
     }
   }
   g_free (buf);
-  st->stddev = sqrt (sq / n);
+  st->stddev = sqrt (sq / count);
   st->p1 = result[0];
   st->p5 = result[1];
   st->p50 = result[2];
