@@ -284,7 +284,8 @@ EQ_API int eq_frame_validate(const EqFrame *frame, EqLogCallback log, void *log_
  *     max           = x_1, then x_k replaces it where x_k > max
  *
  * so a caller's loop `for (k..) { sum += x[k]; inv_sum += 1. / (x[k] + 1.); }`
- * over the same values gives the same bits.
+ * over the same values (NaNs skipped), from sums of +0.0, gives the same
+ * bits.
  *
  * A NaN is not a value (it is how the library says "absent"): it is not
  * pooled and not counted. Every other double is pooled by the formulas
