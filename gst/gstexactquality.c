@@ -182,6 +182,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_exact_quality_debug);
 #define TEST_PERTURB_ENV "GST_EXACT_QUALITY_TEST_PERTURB_CROSS_CHECK"
 #define TEST_SUMMARY_BLOCK_ENV "GST_EXACT_QUALITY_TEST_SUMMARY_BLOCK"
 #define TEST_SUMMARY_SPILL_PATH_ENV "GST_EXACT_QUALITY_TEST_SUMMARY_SPILL_PATH"
+#define TEST_SUMMARY_FAIL_READ_ENV "GST_EXACT_QUALITY_TEST_SUMMARY_FAIL_READ"
 
 enum
 {
@@ -1369,6 +1370,14 @@ gst_exact_quality_start (GstAggregator * agg)
         "temporary file %s", block, env && env[0] ? env : "(anonymous)");
   self->pool = gst_exact_quality_pool_new (columns, block,
       env && env[0] ? env : NULL);
+  env = g_getenv (TEST_SUMMARY_FAIL_READ_ENV);
+  if (env && env[0]) {
+    guint64 nth = g_ascii_strtoull (env, NULL, 10);
+
+    GST_WARNING_OBJECT (self, "summary test hook: read %" G_GUINT64_FORMAT
+        " of the temporary file fails", nth);
+    gst_exact_quality_pool_fail_read (self->pool, nth);
+  }
   write_log_header (self);
   return TRUE;
 

@@ -6,7 +6,8 @@
  * percentiles: a run of days grew without bound. Here memory is bounded and
  * every statistic keeps its bits:
  *
- * - mean, harmonic mean, min and max are running sums and comparisons,
+ * - mean, harmonic mean, min and max are the library's running pool
+ *   (EqScorePool, exactquality.h: the CLI's summary is the same code),
  *   updated as each frame comes, in frame order: the operations of the old
  *   single loop over the stored values, in the same order;
  * - the values go to a block in RAM of `block` frames; a full block is
@@ -54,6 +55,7 @@
 
 #include <glib/gstdio.h>
 
+#include "exactquality.h"
 #include "gstexactqualitypool.h"
 
 #define KEY_SIGN G_GUINT64_CONSTANT (0x8000000000000000)
@@ -61,18 +63,12 @@
 #define KEY_ZERO KEY_SIGN
 #define N_PERCENTILES 3
 
-typedef struct
-{
-  guint64 n;
-  gdouble sum, inv_sum, min, max;
-} Column;
-
 struct _GstExactQualityPool
 {
   guint n_columns;
   guint block;                  /* frames per block */
   gchar *spill_path;            /* test hook; NULL: anonymous temporary file */
-  Column *columns;
+  EqScorePool *columns;         /* mean, harmonic mean, min, max */
 
   guint8 *group;                /* the block being filled (file layout) */
   gsize group_size;
@@ -80,6 +76,8 @@ struct _GstExactQualityPool
   gint fd;                      /* -1 until the first block is written */
   guint64 groups_written;
   gboolean failed;              /* running sums only from then on */
+  guint64 reads;                /* pread () calls on the file so far */
+  guint64 fail_read;            /* test hook: that read fails (EIO); 0: none */
 };
 
 static gdouble *
@@ -100,11 +98,14 @@ gst_exact_quality_pool_new (guint n_columns, guint block_frames,
     const gchar * spill_path)
 {
   GstExactQualityPool *pool = g_new0 (GstExactQualityPool, 1);
+  guint c;
 
   pool->n_columns = n_columns;
   pool->block = MAX (block_frames, 1);
   pool->spill_path = g_strdup (spill_path);
-  pool->columns = g_new0 (Column, MAX (n_columns, 1));
+  pool->columns = g_new (EqScorePool, MAX (n_columns, 1));
+  for (c = 0; c < n_columns; c++)
+    eq_score_pool_init (&pool->columns[c]);
   pool->group_size = (sizeof (gdouble) * pool->block + sizeof (guint32)) *
       n_columns;
   pool->group = g_malloc0 (MAX (pool->group_size, 1));
@@ -135,6 +136,16 @@ guint64
 gst_exact_quality_pool_blocks_spilled (const GstExactQualityPool * pool)
 {
   return pool->groups_written;
+}
+
+/* Test hook: the @nth read of the file from now (1: the next) fails with
+ * EIO, as a failing disk's would, after the reads before it succeeded; 0
+ * turns it off. Counts every pread () call (a short read that is resumed
+ * counts twice). */
+void
+gst_exact_quality_pool_fail_read (GstExactQualityPool * pool, guint64 nth)
+{
+  pool->fail_read = nth ? pool->reads + nth : 0;
 }
 
 static void
@@ -203,8 +214,14 @@ read_all (GstExactQualityPool * pool, gpointer dest, gsize size,
   guint8 *buf = dest;
 
   while (size > 0) {
-    gssize r = pread (pool->fd, buf, size, (off_t) offset);
+    gssize r;
 
+    if (++pool->reads == pool->fail_read) {
+      r = -1;                   /* the test hook */
+      errno = EIO;
+    } else {
+      r = pread (pool->fd, buf, size, (off_t) offset);
+    }
     if (r < 0 && errno == EINTR)
       continue;
     if (r <= 0) {
@@ -232,9 +249,10 @@ give_up (GstExactQualityPool * pool)
   }
 }
 
-/* Adds one frame: values[c] where present[c]. FALSE (with @error) when the
- * block could not be written: from then on the pool keeps the running sums
- * only (mean, harmonic mean, min, max), and reports no spread. */
+/* Adds one frame: values[c] where present[c] (a NaN is absent, as the
+ * library publishes it). FALSE (with @error) when the block could not be
+ * written: from then on the pool keeps the running sums only (mean,
+ * harmonic mean, min, max), and reports no spread. */
 gboolean
 gst_exact_quality_pool_add_frame (GstExactQualityPool * pool,
     const gdouble * values, const gboolean * present, GError ** error)
@@ -243,21 +261,11 @@ gst_exact_quality_pool_add_frame (GstExactQualityPool * pool,
   guint c;
 
   for (c = 0; c < pool->n_columns; c++) {
-    Column *col = &pool->columns[c];
     gdouble x = values[c];
 
-    if (!present[c])
+    if (!present[c] || isnan (x))
       continue;
-    if (col->n == 0)
-      col->min = col->max = x;
-    col->sum += x;
-    /* libvmaf 3.2.0 libvmaf/src/libvmaf.c, vmaf_feature_score_pooled */
-    col->inv_sum += 1.0 / (x + 1.0);
-    if (x < col->min)
-      col->min = x;
-    if (x > col->max)
-      col->max = x;
-    col->n++;
+    eq_score_pool_add (&pool->columns[c], x);
     if (counts)
       group_values (pool->group, pool, c)[counts[c]++] = x;
   }
@@ -336,7 +344,8 @@ gst_exact_quality_pool_stats (GstExactQualityPool * pool, guint c,
     GstExactQualityPoolStats * st, GError ** error)
 {
   static const guint pct[N_PERCENTILES] = { 1, 5, 50 };
-  const Column *col = &pool->columns[c];
+  const EqScorePool *col = &pool->columns[c];
+  guint64 count = eq_score_pool_count (col);
   guint64 want[N_PERCENTILES], prefix[N_PERCENTILES] = { 0 }, mask = 0;
   guint64 hist[N_PERCENTILES][256], g, zeros = 0;
   gdouble result[N_PERCENTILES], sq = 0.0, *buf;
@@ -344,19 +353,19 @@ gst_exact_quality_pool_stats (GstExactQualityPool * pool, guint c,
   guint pass, t, j;
 
   memset (st, 0, sizeof (*st));
-  if (col->n == 0)
+  if (count == 0)
     return TRUE;
-  st->n = col->n;
-  st->mean = col->sum / col->n;
-  st->harmonic_mean = col->n / col->inv_sum - 1.0;
-  st->min = col->min;
-  st->max = col->max;
+  st->n = count;
+  st->mean = eq_score_pool_mean (col);
+  st->harmonic_mean = eq_score_pool_harmonic_mean (col);
+  st->min = eq_score_pool_min (col);
+  st->max = eq_score_pool_max (col);
   if (pool->failed)
     return TRUE;
 
   /* nearest rank: sorted[ceil (k n / 100) - 1] */
   for (t = 0; t < N_PERCENTILES; t++) {
-    guint64 rank = ((guint64) pct[t] * col->n + 99) / 100;
+    guint64 rank = ((guint64) pct[t] * count + 99) / 100;
 
     want[t] = MAX (rank, 1) - 1;
   }
@@ -417,7 +426,7 @@ gst_exact_quality_pool_stats (GstExactQualityPool * pool, guint c,
     }
   }
   g_free (buf);
-  st->stddev = sqrt (sq / col->n);
+  st->stddev = sqrt (sq / count);
   st->p1 = result[0];
   st->p5 = result[1];
   st->p50 = result[2];

@@ -44,6 +44,10 @@ gboolean gst_exact_quality_pool_spill_failed (const GstExactQualityPool *
 guint64 gst_exact_quality_pool_blocks_spilled (const GstExactQualityPool *
     pool);
 
+/* tests only */
+void gst_exact_quality_pool_fail_read (GstExactQualityPool * pool,
+    guint64 nth);
+
 G_END_DECLS
 
 #endif /* __GST_EXACT_QUALITY_POOL_H__ */

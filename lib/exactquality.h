@@ -259,6 +259,66 @@ EQ_API int eq_scorer_score_device(EqScorer *scorer, const EqFrame *ref,
 /* Checks one frame description; 0 or a negative code (message logged). */
 EQ_API int eq_frame_validate(const EqFrame *frame, EqLogCallback log, void *log_user);
 
+/* ---------------------------------------------------------------- pooling */
+
+/*
+ * One value pooled over the frames of a run as libvmaf 3.2.0 pools a
+ * feature (libvmaf/src/libvmaf.c, vmaf_feature_score_pooled): mean,
+ * harmonic mean, minimum and maximum, in constant memory. The CLI's
+ * summary and the GStreamer element's summary are both this code.
+ *
+ *     EqScorePool p;
+ *     eq_score_pool_init (&p);
+ *     for each frame: eq_score_pool_add (&p, eq_value_get (&scores, i));
+ *     if (eq_score_pool_count (&p) > 0) ... eq_score_pool_mean (&p) ...
+ *
+ * The arithmetic, exactly: IEEE-754 doubles, round to nearest, no fused
+ * multiply-add; x_1 .. x_n are the values pooled, in the order added.
+ *
+ *     sum     = (((+0.0 + x_1) + x_2) + ...) + x_n
+ *     inv_sum = (((+0.0 + 1.0 / (x_1 + 1.0)) + 1.0 / (x_2 + 1.0)) + ...)
+ *               + 1.0 / (x_n + 1.0)
+ *     mean          = sum / (double)n
+ *     harmonic mean = (double)n / inv_sum - 1.0
+ *     min           = x_1, then x_k replaces it where x_k < min
+ *     max           = x_1, then x_k replaces it where x_k > max
+ *
+ * so a caller's loop `for (k..) { sum += x[k]; inv_sum += 1. / (x[k] + 1.); }`
+ * over the same values (NaNs skipped), from sums of +0.0, gives the same
+ * bits.
+ *
+ * A NaN is not a value (it is how the library says "absent"): it is not
+ * pooled and not counted. Every other double is pooled by the formulas
+ * above with no special case: a +inf makes the mean +inf and adds +0.0 to
+ * inv_sum (a -inf adds -0.0); +inf and -inf together make the mean NaN; a
+ * -1.0 makes inv_sum +inf and so the harmonic mean -1.0; an inv_sum of 0
+ * (only infinities, or 1.0 and -3.0) makes it +inf. -0.0 and +0.0 compare
+ * equal: min and max keep the first zero seen, with its sign, and
+ * +0.0 + -0.0 is +0.0.
+ *
+ * An empty pool (no value added, or NULL) has count 0, and its mean,
+ * harmonic mean, min and max are NaN (positive sign).
+ *
+ * The members are the running state, public only so that a pool can be a
+ * plain member or array element (no allocation); read them through the
+ * functions. A pool is not locked: one thread at a time.
+ */
+typedef struct EqScorePool {
+    uint64_t n;
+    double sum, inv_sum, min, max;
+} EqScorePool;
+
+/* Empties @pool. A zero-filled EqScorePool is an empty pool too. */
+EQ_API void eq_score_pool_init(EqScorePool *pool);
+/* Adds the next value (a NaN is ignored). */
+EQ_API void eq_score_pool_add(EqScorePool *pool, double x);
+/* Values pooled (NaNs not counted). */
+EQ_API uint64_t eq_score_pool_count(const EqScorePool *pool);
+EQ_API double eq_score_pool_mean(const EqScorePool *pool);
+EQ_API double eq_score_pool_harmonic_mean(const EqScorePool *pool);
+EQ_API double eq_score_pool_min(const EqScorePool *pool);
+EQ_API double eq_score_pool_max(const EqScorePool *pool);
+
 #ifdef __cplusplus
 }
 #endif

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -359,11 +360,6 @@ static int parse_options(int argc, char **argv, Options *o, int *done)
 
 /* ------------------------------------------------------------------ output */
 
-typedef struct Pool {
-    long n;
-    double sum, isum, min, max;
-} Pool;
-
 static void print_double(FILE *out, double v, int json)
 {
     if (isnan(v) || (json && isinf(v)))
@@ -397,22 +393,9 @@ static void print_row(FILE *out, long frame, const EqScores *s, const int *cols,
     fputs(json ? "}\n" : "\n", out);
 }
 
-/* libvmaf's pooling (libvmaf/src/libvmaf.c, vmaf_feature_score_pooled):
- * sums in frame order; harmonic mean n / sum(1 / (x + 1)) - 1. */
-static void pool_add(Pool *p, double x)
-{
-    if (isnan(x))
-        return;
-    if (p->n == 0 || x < p->min)
-        p->min = x;
-    if (p->n == 0 || x > p->max)
-        p->max = x;
-    p->sum += x;
-    p->isum += 1. / (x + 1.);
-    p->n++;
-}
-
-static void print_summary(const Pool *pools, const int *cols, int ncols, long frames,
+/* Pooled as libvmaf pools (EqScorePool, exactquality.h); an empty pool's
+ * statistics are NaN, printed "nan". */
+static void print_summary(const EqScorePool *pools, const int *cols, int ncols, long frames,
                           EqBackend backend)
 {
     fprintf(stderr, PROG ": %ld frame%s scored, %s backend; pooled:\n", frames,
@@ -420,14 +403,10 @@ static void print_summary(const Pool *pools, const int *cols, int ncols, long fr
     fprintf(stderr, "%-24s %6s %24s %24s %24s %24s\n", "value", "frames", "mean",
             "harmonic_mean", "min", "max");
     for (int c = 0; c < ncols; c++) {
-        const Pool *p = &pools[c];
-        fprintf(stderr, "%-24s %6ld", eq_value_info(cols[c])->name, p->n);
-        if (p->n == 0) {
-            fprintf(stderr, " %24s %24s %24s %24s\n", "nan", "nan", "nan", "nan");
-            continue;
-        }
-        fprintf(stderr, " %24.17g %24.17g %24.17g %24.17g\n", p->sum / (double)p->n,
-                (double)p->n / p->isum - 1.0, p->min, p->max);
+        const EqScorePool *p = &pools[c];
+        fprintf(stderr, "%-24s %6" PRIu64 " %24.17g %24.17g %24.17g %24.17g\n",
+                eq_value_info(cols[c])->name, eq_score_pool_count(p), eq_score_pool_mean(p),
+                eq_score_pool_harmonic_mean(p), eq_score_pool_min(p), eq_score_pool_max(p));
     }
 }
 
@@ -480,7 +459,7 @@ int main(int argc, char **argv)
     unsigned char *buf_ref = NULL, *buf_dist = NULL;
     FILE *out = stdout;
     int cols[64], ncols = 0, done;
-    Pool pools[64];
+    EqScorePool pools[64];
     long frames = 0, failed[EQ_METRIC_COUNT] = { 0 };
     int first_err[EQ_METRIC_COUNT] = { 0 };
     int rc;
@@ -508,10 +487,12 @@ int main(int argc, char **argv)
         rc = EXIT_INPUT;
         goto end;
     }
-    for (int i = 0; i < eq_value_count() && ncols < 64; i++)
-        if (eq_value_info(i)->metric & o.metrics)
+    for (int i = 0; i < eq_value_count() && ncols < 64; i++) {
+        if (eq_value_info(i)->metric & o.metrics) {
+            eq_score_pool_init(&pools[ncols]);
             cols[ncols++] = i;
-    memset(pools, 0, sizeof(pools));
+        }
+    }
 
     EqSettings s;
     eq_settings_init(&s);
@@ -608,7 +589,7 @@ int main(int argc, char **argv)
         }
         print_row(out, frames, &sc, cols, ncols, o.json);
         for (int c = 0; c < ncols; c++)
-            pool_add(&pools[c], eq_value_get(&sc, cols[c]));
+            eq_score_pool_add(&pools[c], eq_value_get(&sc, cols[c]));
         frames++;
     }
 

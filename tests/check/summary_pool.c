@@ -12,9 +12,10 @@
  * which keeps them in frame order), infinities, subnormals, values that
  * share their leading bits, any bit pattern but NaN, absent values, and
  * columns with no or one value. Then the failure paths of the file: a
- * write that fails (/dev/full: ENOSPC), a file that cannot be created, and
- * a file that is shorter at summary time than what was written (read back
- * short: EIO).
+ * write that fails (/dev/full: ENOSPC), a file that cannot be created, a
+ * file that is shorter at summary time than what was written (read back
+ * short: EIO), and a read that fails part-way (the pool's test hook makes
+ * its N-th read fail with EIO, for every N the summary reaches).
  */
 #include <errno.h>
 #include <math.h>
@@ -439,6 +440,109 @@ test_read_failure (void)
   check_read_failure (FALSE, 1);
 }
 
+/* Three columns, blocks of 4 frames, 10 frames: two groups in the file,
+ * two frames in RAM. Every pass over a column reads each group's count and
+ * values (4 reads); 8 radix passes; column 2 is all zeros of both signs, so
+ * its percentiles take the extra zero pass: 32 + 32 + 36 reads. */
+#define RE_COLUMNS 3
+#define RE_READS (32 + 32 + 36)
+
+static gdouble
+read_error_value (guint f, guint c)
+{
+  switch (c) {
+    case 0:
+      return 30.0 + f * 0.25;
+    case 1:
+      return 1.0 / (f + 3);
+    default:
+      return f % 3 ? 0.0 : -0.0;
+  }
+}
+
+/* The @nth read of the file fails with EIO (the test hook), after the
+ * reads before it succeeded; @nth past the last read: nothing fails. The
+ * column being read then (@bad) fails once, with a sentence; every column
+ * keeps its running statistics, == the sort's; the columns before @bad
+ * have their spread, == the sort's; from @bad on none has. */
+static void
+check_read_error (guint64 nth)
+{
+  GstExactQualityPool *pool = gst_exact_quality_pool_new (RE_COLUMNS, 4,
+      NULL);
+  GArray *cols[RE_COLUMNS];
+  guint f, c, n = 10, block = 4, errors = 0;
+  guint bad = nth <= 32 ? 0 : nth <= 64 ? 1 : nth <= RE_READS ? 2 : 3;
+
+  for (c = 0; c < RE_COLUMNS; c++)
+    cols[c] = g_array_new (FALSE, FALSE, sizeof (gdouble));
+  for (f = 0; f < n; f++) {
+    gdouble v[RE_COLUMNS];
+    gboolean present[RE_COLUMNS] = { TRUE, TRUE, TRUE };
+
+    for (c = 0; c < RE_COLUMNS; c++) {
+      v[c] = read_error_value (f, c);
+      g_array_append_val (cols[c], v[c]);
+    }
+    g_assert_true (gst_exact_quality_pool_add_frame (pool, v, present,
+            NULL));
+  }
+  g_assert_cmpuint (gst_exact_quality_pool_blocks_spilled (pool), ==, 2);
+  gst_exact_quality_pool_fail_read (pool, nth);
+
+  for (c = 0; c < RE_COLUMNS; c++) {
+    GstExactQualityPoolStats st;
+    RefStats want;
+    GError *error = NULL;
+    gboolean ok = gst_exact_quality_pool_stats (pool, c, &st, &error);
+
+    g_assert_true (ref_stats (cols[c], &want));
+    if (c == bad) {
+      g_assert_false (ok);
+      g_assert_nonnull (error);
+      if (!strstr (error->message, "Could not read back") ||
+          !strstr (error->message, g_strerror (EIO)))
+        g_error ("read %" G_GUINT64_FORMAT ": \"%s\" does not say what "
+            "failed", nth, error->message);
+      g_clear_error (&error);
+      errors++;
+    } else {
+      g_assert_true (ok);
+      g_assert_no_error (error);
+    }
+    g_assert_cmpuint (st.n, ==, n);
+    CHECK_SAME ("mean", st.mean, want.mean);
+    CHECK_SAME ("harmonic mean", st.harmonic_mean, want.harmonic_mean);
+    CHECK_SAME ("min", st.min, want.min);
+    CHECK_SAME ("max", st.max, want.max);
+    if (st.have_spread != (c < bad))
+      g_error ("read %" G_GUINT64_FORMAT ", column %u: spread %s", nth, c,
+          st.have_spread ? "kept" : "lost");
+    if (st.have_spread) {
+      CHECK_SAME ("stddev", st.stddev, want.stddev);
+      CHECK_SAME ("p1", st.p1, want.p1);
+      CHECK_SAME ("p5", st.p5, want.p5);
+      CHECK_SAME ("p50", st.p50, want.p50);
+    }
+  }
+  g_assert_cmpuint (errors, ==, bad < RE_COLUMNS ? 1 : 0);
+  g_assert_true (gst_exact_quality_pool_spill_failed (pool) ==
+      (bad < RE_COLUMNS));
+  for (c = 0; c < RE_COLUMNS; c++)
+    g_array_free (cols[c], TRUE);
+  gst_exact_quality_pool_free (pool);
+}
+
+static void
+test_read_error (void)
+{
+  guint64 nth;
+
+  /* every read the summary makes, and one past the last */
+  for (nth = 1; nth <= RE_READS + 1; nth++)
+    check_read_error (nth);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -447,5 +551,6 @@ main (int argc, char **argv)
   g_test_add_func ("/summary-pool/signed-zeros", test_signed_zeros);
   g_test_add_func ("/summary-pool/spill-failure", test_spill_failure);
   g_test_add_func ("/summary-pool/read-failure", test_read_failure);
+  g_test_add_func ("/summary-pool/read-error", test_read_error);
   return g_test_run ();
 }
