@@ -74,8 +74,8 @@ for s in $steps; do
       # the fast path told that no chunk has a tie: chunk runs must differ
       M=/tmp/eq-mut; rm -rf $M; mkdir -p $M
       tar --exclude=./build-cuda --exclude=./.git -cf - . | tar -xf - -C $M
-      sed -i 's/l->slow |= a == EQ_ORD_FAST_SLOW;/l->slow |= 0;/' $M/lib/cuda/ordsum.cu
-      grep -n 'l->slow |=' $M/lib/cuda/ordsum.cu
+      sed -i 's/l->slow |= a == EQ_ORD_FAST_SLOW;/l->slow |= 0;/; s/lf.slow = (fl \& EQ_ORD_SF_TIE) != 0;/lf.slow = 0;/' $M/lib/cuda/ordsum.cu
+      grep -n 'l->slow |=\|lf.slow =' $M/lib/cuda/ordsum.cu
       (cd $M && meson setup /tmp/eq-mut-b -Dgst=disabled -Dcuda=enabled --buildtype=release > /dev/null && ninja -C /tmp/eq-mut-b tests/checkkernels/checkkernels > /dev/null) || exit 1
       run mutation 120 /tmp/eq-mut-b/tests/checkkernels/checkkernels --seed "$SEED" --only ordsum
       echo "mutation rc (must be 1): $?" ;;

@@ -116,6 +116,8 @@ extern "C" void eq_cuda_close(EqCuda **pcuda)
     cudaSetDevice(cuda->device);
     if (cuda->stream)
         cudaStreamSynchronize(cuda->stream);
+    if (cuda->aux)
+        cudaStreamSynchronize(cuda->aux);
     for (int f = 0; f < 2; f++)
         for (int i = 0; i < 3; i++)
             cudaFree(cuda->frame[f][i].ptr);
@@ -132,6 +134,12 @@ extern "C" void eq_cuda_close(EqCuda **pcuda)
     if (cuda->dres)
         cudaFree(cuda->dres);
     eq_pool_close(&cuda->stage_pool);
+    if (cuda->aux)
+        cudaStreamDestroy(cuda->aux);
+    if (cuda->fork_ev)
+        cudaEventDestroy(cuda->fork_ev);
+    if (cuda->join_ev)
+        cudaEventDestroy(cuda->join_ev);
     if (cuda->stream)
         cudaStreamDestroy(cuda->stream);
     (void)cudaGetLastError();
@@ -181,6 +189,11 @@ extern "C" int eq_cuda_open(EqCuda **out, const EqSettings *settings, const EqLo
     EQC_CHECK(cuda, EQC_SITE_INIT, cudaSetDevice(cuda->device));
     EQC_CHECK(cuda, EQC_SITE_OTHER,
               cudaStreamCreateWithFlags(&cuda->stream, cudaStreamNonBlocking));
+    EQC_CHECK(cuda, EQC_SITE_OTHER, cudaStreamCreateWithFlags(&cuda->aux, cudaStreamNonBlocking));
+    EQC_CHECK(cuda, EQC_SITE_OTHER,
+              cudaEventCreateWithFlags(&cuda->fork_ev, cudaEventDisableTiming));
+    EQC_CHECK(cuda, EQC_SITE_OTHER,
+              cudaEventCreateWithFlags(&cuda->join_ev, cudaEventDisableTiming));
     /* Not EQC_SITE_ALLOC: the injected "alloc" fault is meant for scoring. */
     EQC_CHECK(cuda, EQC_SITE_OTHER, cudaMalloc((void **)&cuda->dres, sizeof(EqcResults)));
     EQC_CHECK(cuda, EQC_SITE_OTHER,

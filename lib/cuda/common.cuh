@@ -119,6 +119,8 @@ enum {
     EQC_SCRATCH_MS_SSIM,
     EQC_SCRATCH_S2,
     EQC_SCRATCH_STAGE,
+    EQC_SCRATCH_S2LUT0, /* SSIMULACRA2's 8-bit Y'CbCr tables, ref and dist */
+    EQC_SCRATCH_S2LUT1,
     EQC_SCRATCH_COUNT
 };
 
@@ -136,6 +138,8 @@ struct EqCuda {
     int sum_mode;    /* EQ_CUDA_SUM_EXACT or EQ_CUDA_SUM_TREE */
     int sm_count;    /* multiprocessors, to size grids */
     cudaStream_t stream;
+    cudaStream_t aux;     /* a second stream for work beside `stream` */
+    cudaEvent_t fork_ev, join_ev;
 
     EqcBuf frame[2][3];   /* uploaded planes of ref and dist */
     void *pinned;         /* pinned staging for host frames */
@@ -150,6 +154,8 @@ struct EqCuda {
     int walk_none_plan;   /* test: plan every chunk "term by term" */
     int runs_no_fast;     /* test: chunk runs without the tie-free fast path */
     int walk_planned;     /* failing chunks: planned pass first (EQ_CUDA_WALK_ENV) */
+    double s2lut_key[2][8]; /* the EqS2Yuv each S2LUT buffer was built for */
+    int s2lut_valid[2];
 
     EqcResults *dres;     /* device results */
     EqcResults *hres;     /* pinned host copy */

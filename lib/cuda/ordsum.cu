@@ -92,14 +92,22 @@ static __device__ __forceinline__ void stage_chunk(const EqcSumDesc &d, long lon
                                                    int count, double *st, int lane)
 {
     const double *x = d.x + first * d.stride;
+    const bool whole = count == EQC_ORD_CHUNK && d.stride == 1;
 #pragma unroll
     for (int h = 0; h < 32; h += 16) {
         double raw[16];
+        if (whole) {
+            /* a whole chunk of contiguous terms: constant offsets */
 #pragma unroll
-        for (int j = 0; j < 16; j++) {
-            const int i = (h + j) * 32 + lane;
-            raw[j] = x[(long long)(i < count ? i : count - 1) * d.stride];
-            raw[j] = i < count ? raw[j] : 0.0;
+            for (int j = 0; j < 16; j++)
+                raw[j] = x[(h + j) * 32 + lane];
+        } else {
+#pragma unroll
+            for (int j = 0; j < 16; j++) {
+                const int i = (h + j) * 32 + lane;
+                raw[j] = x[(long long)(i < count ? i : count - 1) * d.stride];
+                raw[j] = i < count ? raw[j] : 0.0;
+            }
         }
         terms_of<16>(d.kind, raw);
 #pragma unroll
@@ -300,8 +308,26 @@ ord_chunk_runs_kernel(const EqcSumTable *t, const int *plan, EqOrdRun *runs, lon
     const double *mine = st + lane * RUNS_ROW;
     const int nt = min(max(count - lane * 32, 0), 32);
 
+    /* Lanes of non-negative terms (every lane of SSIMULACRA2's sums): both
+     * parities' runs in double arithmetic, ties included
+     * (eq_ord_run_scaled; the 32 staged terms, those past the end +0.0,
+     * which add 0 and raise no flag). A lane with a negative or a large
+     * term (or an infinity, a NaN) takes the int64 one-term rule below. */
+    EqOrdRun pr = eq_ord_empty();
+    int fl = EQ_ORD_SF_BIG;
+    if (!no_fast && e >= EQ_ORD_SCALED_EMIN)
+        fl = eq_ord_run_scaled(mine, 32, eq_ord_scale(e), &pr);
+    const bool scaled = !(fl & (EQ_ORD_SF_BIG | EQ_ORD_SF_NEG));
+    if (scaled && nt == 0)
+        pr = eq_ord_empty();
     LaneFast lf = { 0, EQ_ORD_POISON, -EQ_ORD_POISON, 0, 0 };
-    if (nt == 32) {
+    if (scaled) {
+        /* formed above; the tie-free run is parity 0's */
+        lf.slow = (fl & EQ_ORD_SF_TIE) != 0;
+        lf.d = pr.d[0];
+        lf.lo = pr.lo[0];
+        lf.hi = pr.hi[0];
+    } else if (nt == 32) {
         /* unrolled: the terms' rules overlap, only the prefix is a chain */
 #pragma unroll
         for (int k = 0; k < 32; k++)
@@ -325,10 +351,19 @@ ord_chunk_runs_kernel(const EqcSumTable *t, const int *plan, EqOrdRun *runs, lon
         }
         r = eq_ord_run_from1(r1);
     } else {
-        /* a tie somewhere in the chunk: the pair path for the whole warp */
-        r = eq_ord_empty();
-        for (int k = 0; k < nt; k++)
-            r = eq_ord_compose(r, eq_ord_term(mine[k], e));
+        /* a tie somewhere in the chunk: the pair runs, composed by pairs;
+         * a scaled lane has its pair run already, a tie-free int64 lane
+         * writes its run as a pair, the others (and every lane with
+         * no_fast) compose the pair functions term by term */
+        if (scaled && !no_fast) {
+            r = pr;
+        } else if (!lf.slow && !no_fast) {
+            r = eq_ord_run_from1(r1);
+        } else {
+            r = eq_ord_empty();
+            for (int k = 0; k < nt; k++)
+                r = eq_ord_compose(r, eq_ord_term(mine[k], e));
+        }
         for (int k = 1; k < 32; k *= 2) {
             EqOrdRun o = eqc_shfl_down(r, k);
             if ((lane & (2 * k - 1)) == 0)

@@ -8,7 +8,8 @@
  * so each stage gives the C stage's bits:
  *
  *   xyb_down    one thread per 2x2 pixels of one frame of a scale: their
- *               linear RGB (scale 0: from the frame, eq_s2_yuv_to_linear,
+ *               linear RGB (scale 0: from the frame, eq_s2_yuv_to_linear
+ *               (8-bit: its parts from tables, see S2_LUT_K),
  *               eq_s2_gray_to_linear, or the sRGB curve for RGB; chroma
  *               upsampled with eq_s2_chroma_h / eq_s2_chroma_hv, neighbours
  *               chosen as eq_s2_to_linear_c chooses them; scale s > 0: the
@@ -49,8 +50,53 @@ struct S2Src {
     EqcPlane p[3];
     EqS2Yuv yuv;
     int rgb, gray, ss_x, ss_y;
-    double maxv; /* RGB: 2^bitdepth - 1 (the sRGB table's divisor) */
+    double maxv;       /* RGB: 2^bitdepth - 1 (the sRGB table's divisor) */
+    const double *lut; /* 8-bit Y'CbCr: the tables below, else NULL */
 };
+
+/*
+ * 8-bit Y'CbCr: the parts of eq_s2_yuv_to_linear as tables, each entry
+ * computed by the same function of the same input, so a lookup gives the
+ * computed bits. Chroma after upsampling is k / 8 of a sample, k = 0 ..
+ * 2040 (eq_s2_chroma_index8). y (256 entries), cb_g cb and cr_g cr (2041
+ * each), then R and B, which depend on y and one chroma only: 256 x 2041
+ * each (eq_s2_yuv_rb). G (three inputs) is formed from its three tables by
+ * eq_s2_yuv_g. 8.4 MB per colour setting, built once per setting.
+ */
+#define S2_LUT_K (8 * 255 + 1)
+#define S2_LUT_GB 256
+#define S2_LUT_GR (S2_LUT_GB + S2_LUT_K)
+#define S2_LUT_R (S2_LUT_GR + S2_LUT_K)
+#define S2_LUT_B (S2_LUT_R + 256 * S2_LUT_K)
+#define S2_LUT_SIZE (S2_LUT_B + 256 * S2_LUT_K)
+
+__global__ void __launch_bounds__(256) s2_lut_kernel(EqS2Yuv p, double *lut)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= S2_LUT_SIZE)
+        return;
+    if (i < S2_LUT_GB) {
+        lut[i] = eq_s2_yuv_y(&p, (double)i);
+    } else if (i < S2_LUT_GR) {
+        lut[i] = p.cb_g * eq_s2_yuv_c(&p, (double)(i - S2_LUT_GB) * 0.125);
+    } else if (i < S2_LUT_R) {
+        lut[i] = p.cr_g * eq_s2_yuv_c(&p, (double)(i - S2_LUT_GR) * 0.125);
+    } else {
+        const int b = i >= S2_LUT_B, j = i - (b ? S2_LUT_B : S2_LUT_R);
+        const double y = eq_s2_yuv_y(&p, (double)(j / S2_LUT_K));
+        const double c = eq_s2_yuv_c(&p, (double)(j % S2_LUT_K) * 0.125);
+        lut[i] = eq_s2_yuv_rb(y, b ? p.cb_b * c : p.cr_r * c);
+    }
+}
+
+/* 8 x the upsampled chroma of plane p at luma (x, y) (eq_s2_chroma_index8). */
+static __device__ __forceinline__ unsigned chroma_index8(const S2Src &s, const EqcPlane &p, int x,
+                                                         int y)
+{
+    EqS2ChromaTaps t = eq_s2_chroma_taps(x, y, s.ss_x, s.ss_y, p.width, p.height);
+    return eq_s2_chroma_index8(&t, eqc_sample(p, t.cx, t.cy), eqc_sample(p, t.bx, t.cy),
+                               eqc_sample(p, t.cx, t.ny), eqc_sample(p, t.bx, t.ny));
+}
 
 /* eq_s2_to_linear_c's chroma_at: the upsampled chroma at luma (x, y). */
 static __device__ __forceinline__ double chroma_at(const S2Src &s, const EqcPlane &p, int x,
@@ -71,6 +117,13 @@ static __device__ __forceinline__ void s2_pixel_linear(const S2Src &s, int x, in
         *r = eq_s2_srgb_code_to_linear(eqc_sample(s.p[0], x, y), s.maxv);
         *g = eq_s2_srgb_code_to_linear(eqc_sample(s.p[1], x, y), s.maxv);
         *b = eq_s2_srgb_code_to_linear(eqc_sample(s.p[2], x, y), s.maxv);
+    } else if (s.lut) {
+        const unsigned Y = eqc_sample(s.p[0], x, y);
+        const unsigned kb = chroma_index8(s, s.p[1], x, y), kr = chroma_index8(s, s.p[2], x, y);
+        *r = __ldg(&s.lut[S2_LUT_R + Y * S2_LUT_K + kr]);
+        *g = eq_s2_yuv_g(__ldg(&s.lut[Y]), __ldg(&s.lut[S2_LUT_GB + kb]),
+                         __ldg(&s.lut[S2_LUT_GR + kr]));
+        *b = __ldg(&s.lut[S2_LUT_B + Y * S2_LUT_K + kb]);
     } else if (s.gray) {
         *r = *g = *b = eq_s2_gray_to_linear(&s.yuv, (double)eqc_sample(s.p[0], x, y));
     } else {
@@ -360,12 +413,33 @@ fail:
     return err;
 }
 
-static int s2_source(EqCuda *cuda, const EqcFrame *f, S2Src *s)
+/* The source description of frame `slot` (0 ref, 1 dist); for 8-bit
+ * Y'CbCr its tables, built on `stream` when the colour setting changed. */
+static int s2_source(EqCuda *cuda, const EqcFrame *f, S2Src *s, int slot, cudaStream_t stream)
 {
     EqS2Source host;
     int err = eq_s2_source_init(&host, &cuda->settings, f->desc, NULL);
     if (err < 0)
         return err;
+    s->lut = NULL;
+    if (!host.rgb && !host.gray && f->desc->bitdepth == 8) {
+        static_assert(sizeof(cuda->s2lut_key[0]) == sizeof(EqS2Yuv), "key size");
+        EqcBuf *buf = &cuda->scratch[EQC_SCRATCH_S2LUT0 + slot];
+        if ((err = eqc_buf_reserve(cuda, buf, sizeof(double) * S2_LUT_SIZE)) < 0)
+            return err;
+        if (!cuda->s2lut_valid[slot] ||
+            memcmp(cuda->s2lut_key[slot], &host.yuv, sizeof(EqS2Yuv)) != 0) {
+            s2_lut_kernel<<<eqc_blocks(S2_LUT_SIZE, 256), 256, 0, stream>>>(host.yuv,
+                                                                           (double *)buf->ptr);
+            EQC_CHECK_LAUNCH(cuda, "s2_lut_kernel");
+            /* complete before any stream may read it (a caller's streams
+             * can change from frame to frame); once per setting */
+            EQC_CHECK(cuda, EQC_SITE_OTHER, cudaStreamSynchronize(stream));
+            memcpy(cuda->s2lut_key[slot], &host.yuv, sizeof(EqS2Yuv));
+            cuda->s2lut_valid[slot] = 1;
+        }
+        s->lut = (const double *)buf->ptr;
+    }
     for (int c = 0; c < f->ncomp; c++)
         s->p[c] = f->comp[c];
     for (int c = f->ncomp; c < 3; c++)
@@ -377,6 +451,9 @@ static int s2_source(EqCuda *cuda, const EqcFrame *f, S2Src *s)
     s->ss_y = host.ss_y;
     s->maxv = (double)((1 << f->desc->bitdepth) - 1);
     return 0;
+fail:
+    cuda->s2lut_valid[slot] = 0;
+    return err;
 }
 
 int eqc_ssimulacra2_launch(EqCuda *cuda, const EqcFrame *ref, const EqcFrame *dist,
@@ -393,27 +470,37 @@ int eqc_ssimulacra2_launch(EqCuda *cuda, const EqcFrame *ref, const EqcFrame *di
                W, H, EQ_S2_MIN_SIZE, EQ_S2_MIN_SIZE);
         return EQ_ERR_TOO_SMALL;
     }
-    if ((err = s2_source(cuda, ref, &s0)) < 0 || (err = s2_source(cuda, dist, &s1)) < 0) {
+    if ((err = s2_source(cuda, ref, &s0, 0, stream)) < 0 ||
+        (err = s2_source(cuda, dist, &s1, 1, stream)) < 0) {
         eq_log(&cuda->log, EQ_LOG_ERROR, "ssimulacra2: cannot read the frame's planes");
         return err;
     }
 
-    /* xyb (6 planes), the linear RGB of scales 1.. (two buffers of 6
-     * quarter planes, used in turn), tmp (15 float planes), then d and d1
-     * of every scale and channel (kept for the sums). Scale 0's linear RGB
-     * is never stored. */
+    /* xyb (6 planes) and tmp (15 float planes) of scale 0, the same of
+     * scales 1.. (quarter planes), the linear RGB of scales 1.. (two
+     * buffers of 6 quarter planes, used in turn), then d and d1 of every
+     * scale and channel (kept for the sums). Scale 0's linear RGB is never
+     * stored.
+     *
+     * Scale 0's blurs run one recursion per line and fill little of the
+     * GPU, and scales 1.. need only the linear RGB that scale 0's xyb_down
+     * leaves: so they run on the second stream (cuda->aux) beside scale 0's
+     * blurs, and the sums wait for both. The same kernels on the same
+     * inputs: the same bits. */
     const size_t n0 = (size_t)W * H, nq = (size_t)((W + 1) / 2) * ((H + 1) / 2);
     size_t nterms = 0;
     for (int s = 0; s < scales; s++)
         nterms += (size_t)widths[s] * heights[s];
-    const size_t bytes = sizeof(double) * (6 * n0 + 12 * nq + 6 * nterms) +
-                         sizeof(float) * 15 * n0;
+    const size_t bytes = sizeof(double) * (6 * n0 + 6 * nq + 12 * nq + 6 * nterms) +
+                         sizeof(float) * 15 * (n0 + nq);
     if ((err = eqc_buf_reserve(cuda, &cuda->scratch[EQC_SCRATCH_S2], bytes)) < 0)
         return err;
-    double *xyb = (double *)cuda->scratch[EQC_SCRATCH_S2].ptr;
-    double *lin[2] = { xyb + 6 * n0, xyb + 6 * n0 + 6 * nq };
+    double *xyb[2] = { (double *)cuda->scratch[EQC_SCRATCH_S2].ptr, NULL };
+    xyb[1] = xyb[0] + 6 * n0;
+    double *lin[2] = { xyb[1] + 6 * nq, xyb[1] + 12 * nq };
     double *terms = lin[1] + 6 * nq;
-    float *tmp = (float *)(terms + 6 * nterms);
+    float *tmp[2] = { (float *)(terms + 6 * nterms), NULL };
+    tmp[1] = tmp[0] + 15 * n0;
 
     {
         EqcSumDesc desc[EQ_SSIMULACRA2_SUMS];
@@ -422,16 +509,23 @@ int eqc_ssimulacra2_launch(EqCuda *cuda, const EqcFrame *ref, const EqcFrame *di
         for (int s = 0; s < scales; s++) {
             const int w = widths[s], h = heights[s];
             const size_t n = (size_t)w * h;
+            const int b = s > 0;
+            cudaStream_t st = b ? cuda->aux : stream;
             /* scale s's XYB, and scale s+1's linear RGB from the same
              * pixels: scale 0 from the frames, scale s > 0 from lin[(s-1)%2]
              * into lin[s%2] (frame 0's 3 planes, then frame 1's) */
             const double *cur = s > 0 ? lin[(s - 1) & 1] : NULL;
             double *nxt = s + 1 < scales ? lin[s & 1] : NULL;
-            if ((err = s2_xyb_down(cuda, s0, s1, cur, w, h, 2, NULL, xyb, nxt, stream)) < 0)
-                return err;
+            if ((err = s2_xyb_down(cuda, s0, s1, cur, w, h, 2, NULL, xyb[b], nxt, st)) < 0)
+                goto fail;
+            if (s == 0 && scales > 1) {
+                /* fork: scales 1.. after scale 0's xyb_down */
+                EQC_CHECK(cuda, EQC_SITE_OTHER, cudaEventRecord(cuda->fork_ev, stream));
+                EQC_CHECK(cuda, EQC_SITE_OTHER, cudaStreamWaitEvent(cuda->aux, cuda->fork_ev, 0));
+            }
             double *d = t, *d1 = t + 3 * n;
-            if ((err = s2_blur_terms(cuda, xyb, w, h, 3, tmp, d, d1, stream)) < 0)
-                return err;
+            if ((err = s2_blur_terms(cuda, xyb[b], w, h, 3, tmp[b], d, d1, st)) < 0)
+                goto fail;
             for (int c = 0; c < 3; c++) {
                 static const int kinds[6] = { EQC_TERM_X,        EQC_TERM_QUARTIC,
                                               EQC_TERM_ARTIFACT, EQC_TERM_ARTIFACT4,
@@ -445,8 +539,17 @@ int eqc_ssimulacra2_launch(EqCuda *cuda, const EqcFrame *ref, const EqcFrame *di
             }
             t += 6 * n;
         }
+        if (scales > 1) {
+            /* join: the sums after every scale */
+            EQC_CHECK(cuda, EQC_SITE_OTHER, cudaEventRecord(cuda->join_ev, cuda->aux));
+            EQC_CHECK(cuda, EQC_SITE_OTHER, cudaStreamWaitEvent(stream, cuda->join_ev, 0));
+        }
         return eqc_sums_launch(cuda, desc, nd, cuda->dres->sums, stream);
     }
+fail:
+    /* nothing queued on the second stream may outlive this frame */
+    (void)cudaStreamSynchronize(cuda->aux);
+    return err;
 }
 
 int eqc_ssimulacra2_finish(EqCuda *cuda, const EqFrame *ref, const EqcResults *res,
@@ -492,7 +595,8 @@ extern "C" int eq_cuda_stage_s2_to_linear(EqCuda *cuda, const EqFrame *ref,
     const int w = ref->width, h = ref->height;
     const size_t n = (size_t)w * h, m = (size_t)((w + 1) / 2) * ((h + 1) / 2);
     int err = eqc_upload_pair(cuda, ref, dist, &a, &b);
-    if (err < 0 || (err = s2_source(cuda, &a, &s0)) < 0 || (err = s2_source(cuda, &b, &s1)) < 0)
+    if (err < 0 || (err = s2_source(cuda, &a, &s0, 0, cuda->stream)) < 0 ||
+        (err = s2_source(cuda, &b, &s1, 1, cuda->stream)) < 0)
         return stage_sync(cuda, err);
     if ((err = eqc_buf_reserve(cuda, &cuda->scratch[EQC_SCRATCH_STAGE], (12 * n + 6 * m) * 8)) <
         0)

@@ -98,6 +98,12 @@ EQ_HD static inline double eq_pm_srgb_to_linear(double v)
 {
     v = v < 0.0 ? 0.0 : v;
     v = v > 1.0 ? 1.0 : v;
+#ifdef __CUDA_ARCH__
+    /* a thread computes only the side it returns (the same operations;
+     * the C compiler keeps both sides to vectorize) */
+    if (v <= 0.04045)
+        return v / 12.92;
+#endif
     double a = (v + 0.055) / 1.055;
     double b = a * a;
     double hi = b * eq_pm_root5(b);

@@ -356,21 +356,42 @@ EQ_HD static inline double eq_s2_clamp01(double v)
     return v > 1.0 ? 1.0 : v;
 }
 
+/* The parts of eq_s2_yuv_to_linear, so that a table of any part holds its
+ * bits: y and c from samples; R (or B) from y and the chroma product
+ * cr_r cr (cb_b cb); G from y and the two products cb_g cb, cr_g cr. */
+EQ_HD static inline double eq_s2_yuv_y(const EqS2Yuv *p, double Y)
+{
+    return (Y - p->y_off) / p->y_div;
+}
+
+EQ_HD static inline double eq_s2_yuv_c(const EqS2Yuv *p, double C)
+{
+    return (C - p->c_off) / p->c_div;
+}
+
+EQ_HD static inline double eq_s2_yuv_rb(double y, double kc)
+{
+    return eq_pm_srgb_to_linear(eq_s2_clamp01(y + kc));
+}
+
+EQ_HD static inline double eq_s2_yuv_g(double y, double kb, double kr)
+{
+    double gg = y - kb;
+    gg = gg - kr;
+    return eq_pm_srgb_to_linear(eq_s2_clamp01(gg));
+}
+
 /* Y, Cb, Cr in sample units (Cb, Cr may be fractional after upsampling) to
  * linear R, G, B through eq_pm_srgb_to_linear. */
 EQ_HD static inline void eq_s2_yuv_to_linear(const EqS2Yuv *p, double Y, double Cb, double Cr,
                                              double *r, double *g, double *b)
 {
-    double y = (Y - p->y_off) / p->y_div;
-    double cb = (Cb - p->c_off) / p->c_div;
-    double cr = (Cr - p->c_off) / p->c_div;
-    double rr = y + p->cr_r * cr;
-    double gg = y - p->cb_g * cb;
-    gg = gg - p->cr_g * cr;
-    double bb = y + p->cb_b * cb;
-    *r = eq_pm_srgb_to_linear(eq_s2_clamp01(rr));
-    *g = eq_pm_srgb_to_linear(eq_s2_clamp01(gg));
-    *b = eq_pm_srgb_to_linear(eq_s2_clamp01(bb));
+    double y = eq_s2_yuv_y(p, Y);
+    double cb = eq_s2_yuv_c(p, Cb);
+    double cr = eq_s2_yuv_c(p, Cr);
+    *r = eq_s2_yuv_rb(y, p->cr_r * cr);
+    *g = eq_s2_yuv_g(y, p->cb_g * cb, p->cr_g * cr);
+    *b = eq_s2_yuv_rb(y, p->cb_b * cb);
 }
 
 /* Grey: R = G = B = y. */
@@ -445,6 +466,19 @@ EQ_HD static inline double eq_s2_chroma_value(const EqS2ChromaTaps *t, unsigned 
     if (!t->ss_y)
         return eq_s2_chroma_h(a, b, t->x_odd);
     return eq_s2_chroma_hv(a, b, c, d);
+}
+
+/* Eight times the upsampled chroma eq_s2_chroma_value() gives (every
+ * value is a multiple of 1/8 of a sample), as an integer: a table indexed
+ * by it holds a function of the value exactly. */
+EQ_HD static inline unsigned eq_s2_chroma_index8(const EqS2ChromaTaps *t, unsigned a, unsigned b,
+                                                 unsigned c, unsigned d)
+{
+    if (!t->ss_x && !t->ss_y)
+        return 8u * a;
+    if (!t->ss_y)
+        return t->x_odd ? 4u * (a + b) : 8u * a;
+    return 3u * (a + b) + (c + d);
 }
 
 /* Linear light of an integer RGB code of an sRGB-encoded picture with

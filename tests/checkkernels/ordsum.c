@@ -9,11 +9,14 @@
  * are compared with the host's for information only, and a run with every
  * chunk planned "term by term" must give the same bits.
  *
- * The chunk runs are formed twice: with the device's tie-free fast path
- * (a chunk with no exact half under its binade composes one increment per
- * term) and with EQ_CUDA_STAGE_SUM_PAIRS (every chunk by the parity-pair
- * functions); both must be the host's runs, and the inputs must contain
- * chunks of both kinds (counted on the host).
+ * The chunk runs are formed twice: with the device's fast paths (lanes of
+ * non-negative terms by eq_ord_run_scaled, both parities in double, ties
+ * included; other lanes by eq_ord_term_fast; a chunk with no exact half
+ * under its binade composes one increment per lane) and with
+ * EQ_CUDA_STAGE_SUM_PAIRS (every chunk by the parity-pair functions); both
+ * must be the host's runs, and the inputs must contain tie-free chunks,
+ * chunks with a tie, and chunks with a tie and a negative term (counted on
+ * the host; kinds 13 and 14 guarantee them at every size list).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -27,7 +30,7 @@ static double uniform(uint64_t *rng)
     return (double)(fg_splitmix(rng) >> 11) * 0x1p-53;
 }
 
-/* Thirteen kinds of terms. */
+/* Fifteen kinds of terms. */
 static void fill(double *x, size_t n, int kind, uint64_t *rng)
 {
     for (size_t i = 0; i < n; i++) {
@@ -72,6 +75,20 @@ static void fill(double *x, size_t n, int kind, uint64_t *rng)
         case 9:
             v = (i & 1) ? -x[i - 1] : ldexp(u, (int)(i % 20));
             break; /* cancellation */
+        case 13:
+        case 14:
+            /* a head of 2^20, then terms of half the sum's unit 2^-32
+             * (exact halves in every chunk: 2^-33, 3 2^-33) in odd chunks
+             * and of whole units in even chunks (no half); kind 14 with
+             * negative halves as well (the int64 pair path) */
+            if (i == 0)
+                v = 0x1p20;
+            else if ((i / 1024) & 1)
+                v = (fg_splitmix(rng) & 1 ? 3.0 : 1.0) * 0x1p-33 *
+                    (kind == 14 && (fg_splitmix(rng) & 1) ? -1.0 : 1.0);
+            else
+                v = (double)(fg_splitmix(rng) % 4) * 0x1p-32;
+            break; /* ties, all non-negative (13) or signed (14) */
         default:
             v = u;
             break;
@@ -94,9 +111,9 @@ void ck_ordsum(CkContext *ck)
     int nsizes = ck->full ? 11 : ck->quick ? 7 : 9;
     uint64_t rng = ck->seed ^ 0x4f5244ull;
     const EqOrdLayout *lay = &eq_ordsum_default_layout;
-    long plan_diff = 0, plan_total = 0, tie_chunks = 0, free_chunks = 0;
+    long plan_diff = 0, plan_total = 0, tie_chunks = 0, free_chunks = 0, tie_neg_chunks = 0;
 
-    for (int kind = 0; kind < 13; kind++) {
+    for (int kind = 0; kind < 15; kind++) {
         /* all sizes of one kind in one launch, with strides 1 and 3 */
         EqCudaSumCase cases[16];
         double *mem[16];
@@ -177,17 +194,20 @@ void ck_ordsum(CkContext *ck)
                 eq_ordsum_segment_runs(runs, dplan, nch, lay, seg, seg_len, scr);
                 /* which path the fast kernel takes for each chunk */
                 for (size_t c = 0; c < nch; c++) {
-                    int e = dplan[c], tie = 0;
+                    int e = dplan[c], tie = 0, neg = 0;
                     if (e == EQ_ORD_NONE)
                         continue;
                     for (size_t k = c * 1024; k < n && k < (c + 1) * 1024; k++) {
-                        EqOrdRun t = eq_ord_term(cases[i].x[k * (size_t)cases[i].stride], e);
+                        double xk = cases[i].x[k * (size_t)cases[i].stride];
+                        EqOrdRun t = eq_ord_term(xk, e);
                         tie |= t.d[0] != t.d[1];
+                        neg |= xk < 0.0;
                     }
                     if (tie)
                         tie_chunks++;
                     else
                         free_chunks++;
+                    tie_neg_chunks += tie && neg;
                 }
                 int bad_runs = 0, bad_seg = 0;
                 for (size_t c = 0; c < nch; c++)
@@ -225,10 +245,14 @@ void ck_ordsum(CkContext *ck)
     }
     printf("  ordsum: device plan differs from the host's sequential-prefix plan in "
            "%ld of %ld chunks (advice only); chunk runs: %ld with a tie (pair path), "
-           "%ld tie-free (fast path)\n",
-           plan_diff, plan_total, tie_chunks, free_chunks);
+           "%ld tie-free (fast path); with a tie and a negative term %ld\n",
+           plan_diff, plan_total, tie_chunks, free_chunks, tie_neg_chunks);
     {
-        int both = tie_chunks > 0 && free_chunks > 0, one = 1;
+        /* the paths of ord_chunk_runs: tie-free chunks, chunks with a tie
+         * in lanes of non-negative terms (both parities in double) and in
+         * lanes with a negative term (the int64 pair functions) */
+        int both = tie_chunks > tie_neg_chunks && free_chunks > 0 && tie_neg_chunks > 0,
+            one = 1;
         ck_same(ck, "chunks of both paths (with and without ties) were checked", &both, &one,
                 sizeof(int));
     }

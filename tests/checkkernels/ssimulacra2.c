@@ -151,7 +151,8 @@ void ck_ssimulacra2(CkContext *ck)
         {"yuv444p12", EQ_LAYOUT_YUV444P, 12, 0}, {"nv12", EQ_LAYOUT_NV12, 8, 0},
         {"p010", EQ_LAYOUT_NV12, 10, 1},         {"gray", EQ_LAYOUT_GRAY, 8, 0},
         {"rgbx", EQ_LAYOUT_RGBX, 8, 0},          {"rgb48", EQ_LAYOUT_RGB, 16, 0},
-        {"yuv420p16", EQ_LAYOUT_YUV420P, 16, 0},
+        {"yuv420p16", EQ_LAYOUT_YUV420P, 16, 0}, {"yuv422p", EQ_LAYOUT_YUV422P, 8, 0},
+        {"yuv444p", EQ_LAYOUT_YUV444P, 8, 0},
     };
     static const int sizes[][2] = {{8, 8},    {17, 9},    {64, 48},
                                    {177, 97}, {577, 323}, {1921, 1081}};

@@ -87,6 +87,40 @@ static void fast_term(double x, int e)
                 poisoned ? " (poison)" : "");
 }
 
+static long scaled_clean, scaled_tie, scaled_big, scaled_mismatch;
+
+/* eq_ord_term_scaled against eq_ord_term: with no flag, r is the increment
+ * of x for both parities; TIE exactly when the parities differ (a term that
+ * is not BIG); BIG whenever the rule poisons; NEG exactly for x < 0, and
+ * then -r is the increment. */
+static void scaled_term(double x, int e)
+{
+    EqOrdRun t;
+    int f = 0, ok, poisoned;
+    double r;
+
+    if (e < EQ_ORD_SCALED_EMIN || e > EQ_ORD_EMAX)
+        return;
+    t = eq_ord_term(x, e);
+    r = eq_ord_term_scaled(x, eq_ord_scale(e), &f);
+    poisoned = t.lo[0] == -EQ_ORD_POISON && t.hi[0] == EQ_ORD_POISON;
+    if (poisoned)
+        ok = (f & EQ_ORD_SF_BIG) != 0;
+    else if (f & EQ_ORD_SF_BIG)
+        ok = fabs(x) >= ldexp(1.0, e - 5); /* y >= 2^47: only large terms */
+    else if (t.d[0] != t.d[1])
+        ok = (f & EQ_ORD_SF_TIE) != 0;
+    else
+        ok = !(f & EQ_ORD_SF_TIE) && ((x < 0.0) == ((f & EQ_ORD_SF_NEG) != 0)) &&
+             (double)t.d[0] == (x < 0.0 ? -r : r);
+    scaled_clean += f == 0;
+    scaled_tie += (f & EQ_ORD_SF_TIE) != 0;
+    scaled_big += (f & EQ_ORD_SF_BIG) != 0;
+    if (!ok && scaled_mismatch++ < 10)
+        fprintf(stderr, "scaled rule: x=%a e=%d: flags %d r %a, rule %lld/%lld%s\n", x, e, f, r,
+                (long long)t.d[0], (long long)t.d[1], poisoned ? " (poison)" : "");
+}
+
 static void one_term(double s, double x)
 {
     int e = eq_ord_binade(s);
@@ -96,6 +130,7 @@ static void one_term(double s, double x)
     uint64_t wb = eq_ord_bits(want);
 
     fast_term(x, e);
+    scaled_term(x, e);
     term_samples++;
     if (applied) {
         term_applied++;
@@ -265,9 +300,31 @@ static int tie_free_run(const double *x, int n, int cut, int e, const EqOrdRun *
     return 1;
 }
 
+/* A lane of the device's non-negative path: when eq_ord_run_scaled raises
+ * neither BIG nor NEG, its pair run is the rule's run, ties included; with
+ * no flag at all, parity 0's triple is also eq_ord_push1's (the tie-free
+ * single run). Returns 1 for a tie run, 2 for a tie-free one, 0 when the
+ * lane does not qualify. */
+static int scaled_run(const double *x, int n, int e, const EqOrdRun *want)
+{
+    EqOrdRun pr;
+    int f;
+    if (n > 32 || e < EQ_ORD_SCALED_EMIN)
+        return 0;
+    f = eq_ord_run_scaled(x, n, eq_ord_scale(e), &pr);
+    if (f & (EQ_ORD_SF_BIG | EQ_ORD_SF_NEG))
+        return 0;
+    CHECK(memcmp(&pr, want, sizeof pr) == 0);
+    if (!(f & EQ_ORD_SF_TIE)) {
+        CHECK(pr.d[0] == pr.d[1] && pr.lo[0] == pr.lo[1] && pr.hi[0] == pr.hi[1]);
+        return 2;
+    }
+    return 1;
+}
+
 static void composition(long rounds)
 {
-    long k, applied = 0, refused = 0, tie_free = 0;
+    long k, applied = 0, refused = 0, tie_free = 0, scaled = 0, scaled_ties = 0;
     for (k = 0; k < rounds; k++) {
         double x[40], s0, s, loop;
         EqOrdRun seq, tree[40], left, right, split;
@@ -306,6 +363,14 @@ static void composition(long rounds)
         CHECK(run_eq(&seq, &tree[0]));
         CHECK(run_eq(&seq, &split));
         tie_free += tie_free_run(x, n, cut, e, &seq);
+        switch (scaled_run(x, n, e, &seq)) {
+        case 1:
+            scaled_ties++;
+            break;
+        case 2:
+            scaled++;
+            break;
+        }
 
         loop = eq_ordsum_loop(x, (size_t)n, 1, s0);
         s = s0;
@@ -320,8 +385,11 @@ static void composition(long rounds)
     CHECK(applied > rounds / 10);
     CHECK(refused > rounds / 20);
     CHECK(tie_free > rounds / 10);
-    printf("composition: %ld rounds, %ld applied, %ld refused, %ld tie-free (single runs)\n",
-           rounds, applied, refused, tie_free);
+    CHECK(scaled > rounds / 100);
+    CHECK(scaled_ties > rounds / 100);
+    printf("composition: %ld rounds, %ld applied, %ld refused, %ld tie-free (single runs), "
+           "%ld non-negative (scaled: %ld with ties)\n",
+           rounds, applied, refused, tie_free, scaled + scaled_ties, scaled_ties);
 }
 
 /* ------------------------------------------------------------------ */
@@ -750,6 +818,11 @@ int main(void)
     CHECK(fast_mismatch == 0);
     CHECK(fast_ok > term_samples / 2);
     CHECK(fast_slow > term_samples / 20);
+    printf("scaled rule: %ld clean, %ld ties, %ld big, %ld mismatches\n", scaled_clean,
+           scaled_tie, scaled_big, scaled_mismatch);
+    CHECK(scaled_mismatch == 0);
+    CHECK(scaled_clean > term_samples / 4);
+    CHECK(scaled_tie > term_samples / 20);
 
     composition(200000);
     pipeline();
