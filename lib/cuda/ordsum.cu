@@ -467,18 +467,41 @@ ord_walk_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs,
     const EqcSumDesc d = t->d[s];
     const long long off = t->chunk_off[s], nch = t->chunk_off[s + 1] - off;
     double sum = 0.0;
+    /* Thread i stages chunk i of a batch (WALK_BATCH == the block). The
+     * records of the next batch are loaded into registers while lane 0
+     * walks this one (all loads independent: a segment run is read
+     * whether or not the chunk heads a segment, and used only where it
+     * does), and stored at the start of the next iteration. */
+    static_assert(WALK_BATCH == EQC_ORD_LANES, "one chunk record per thread");
+    const int i = threadIdx.x;
+    EqOrdRun n_run, n_seg;
+    int n_plan = EQ_ORD_NONE, n_len = 0;
+    unsigned char n_zero = 0;
+#define WALK_LOAD(b)                                                                      \
+    do {                                                                                  \
+        if ((b) + i < nch) {                                                              \
+            const long long j_ = off + (b) + i;                                           \
+            n_run = runs[j_];                                                             \
+            n_seg = seg[j_];                                                              \
+            n_plan = none_plan ? EQ_ORD_NONE : plan[j_];                                  \
+            n_len = none_plan ? 0 : seg_len[j_];                                          \
+            n_zero = none_plan ? 0 : zero[j_];                                            \
+        }                                                                                 \
+    } while (0)
+    WALK_LOAD(0);
 
     for (long long base = 0; base < nch; base += WALK_BATCH) {
         const int nb = nch - base < WALK_BATCH ? (int)(nch - base) : WALK_BATCH;
-        for (int i = threadIdx.x; i < nb; i += blockDim.x) {
-            sh.plan[i] = none_plan ? EQ_ORD_NONE : plan[off + base + i];
-            sh.seg_len[i] = none_plan ? 0 : seg_len[off + base + i];
-            sh.zero[i] = none_plan ? 0 : zero[off + base + i];
-            sh.run[i] = runs[off + base + i];
-            if (sh.seg_len[i] > 1)
-                sh.seg[i] = seg[off + base + i];
+        if (i < nb) {
+            sh.plan[i] = n_plan;
+            sh.seg_len[i] = n_len;
+            sh.zero[i] = n_zero;
+            sh.run[i] = n_run;
+            sh.seg[i] = n_seg;
         }
         __syncthreads();
+        if (base + WALK_BATCH < nch)
+            WALK_LOAD(base + WALK_BATCH);
         int c = 0;
         while (c < nb) {
             if (threadIdx.x == 0) {
@@ -523,6 +546,7 @@ ord_walk_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs,
         }
         __syncthreads();
     }
+#undef WALK_LOAD
     if (threadIdx.x == 0)
         out[d.out] = sum;
 }
