@@ -34,22 +34,9 @@ warp_sum_u64(unsigned long long v)
 
 /* Block b of component blockIdx.y takes rows b, b + gridDim.x, ...; each
  * thread walks a row with stride blockDim.x (coalesced). */
-/* The squared errors of the 16 bytes of a and b. */
-static __device__ __forceinline__ unsigned long long sse16(uint4 a, uint4 b)
-{
-    const unsigned wa[4] = { a.x, a.y, a.z, a.w }, wb[4] = { b.x, b.y, b.z, b.w };
-    unsigned long long s = 0;
-#pragma unroll
-    for (int i = 0; i < 4; i++)
-#pragma unroll
-        for (int k = 0; k < 4; k++)
-            s += eq_psnr_term((wa[i] >> (8 * k)) & 0xffu, (wb[i] >> (8 * k)) & 0xffu);
-    return s;
-}
-
 __global__ void __launch_bounds__(PSNR_THREADS)
 psnr_sse_kernel(EqcPlane r0, EqcPlane d0, EqcPlane r1, EqcPlane d1, EqcPlane r2,
-                EqcPlane d2, int ncomp, unsigned vec, unsigned long long *sse)
+                EqcPlane d2, int ncomp, unsigned long long *sse)
 {
     __shared__ unsigned long long warp_part[PSNR_THREADS / 32];
     const int c = blockIdx.y;
@@ -62,15 +49,7 @@ psnr_sse_kernel(EqcPlane r0, EqcPlane d0, EqcPlane r1, EqcPlane d1, EqcPlane r2,
     for (int y = blockIdx.x; y < r.height; y += gridDim.x) {
         const uint8_t *rr = r.data + (ptrdiff_t)y * r.stride;
         const uint8_t *dr = d.data + (ptrdiff_t)y * d.stride;
-        if ((vec >> c) & 1) {
-            /* 8-bit contiguous rows on 16 bytes: 16 samples a load (the
-             * integer total does not depend on the order) */
-            const int nv = r.width / 16;
-            for (int i = threadIdx.x; i < nv; i += blockDim.x)
-                acc += sse16(((const uint4 *)rr)[i], ((const uint4 *)dr)[i]);
-            for (int x = nv * 16 + threadIdx.x; x < r.width; x += blockDim.x)
-                acc += eq_psnr_term(rr[x], dr[x]);
-        } else if (r.bytes == 1) {
+        if (r.bytes == 1) {
             for (int x = threadIdx.x; x < r.width; x += blockDim.x) {
                 acc += eq_psnr_term(rr[(ptrdiff_t)x * r.step], dr[(ptrdiff_t)x * d.step]);
             }
@@ -114,20 +93,10 @@ int eqc_psnr_launch(EqCuda *cuda, const EqcFrame *ref, const EqcFrame *dist,
         r[c].width = d[c].width = c ? ref->desc->width >> ss_x : ref->desc->width;
         r[c].height = d[c].height = c ? ref->desc->height >> ss_y : ref->desc->height;
     }
-    /* 16-byte loads where both planes are 8-bit, contiguous and aligned */
-    unsigned vec = 0;
-    for (int c = 0; c < n; c++) {
-        const EqcPlane *p[2] = { &r[c], &d[c] };
-        int ok = 1;
-        for (int k = 0; k < 2; k++)
-            ok &= p[k]->bytes == 1 && p[k]->step == 1 && ((uintptr_t)p[k]->data % 16) == 0 &&
-                  ((size_t)p[k]->stride % 16) == 0;
-        vec |= (unsigned)ok << c;
-    }
     /* Unused components repeat component 0; the kernel never reads them. */
     psnr_sse_kernel<<<grid, PSNR_THREADS, 0, stream>>>(
         r[0], d[0], r[n > 1 ? 1 : 0], d[n > 1 ? 1 : 0], r[n > 2 ? 2 : 0], d[n > 2 ? 2 : 0],
-        n, vec, cuda->dres->psnr_sse);
+        n, cuda->dres->psnr_sse);
     EQC_CHECK_LAUNCH(cuda, "psnr_sse_kernel");
     return 0;
 fail:

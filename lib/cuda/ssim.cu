@@ -42,43 +42,12 @@ __global__ void ssim_to_float_kernel(EqcPlane r, EqcPlane d, int bitdepth, float
         dst[(size_t)y * p.width + x] = eq_ssim_sample(eqc_sample(p, x, y), bitdepth);
 }
 
-/* The same for 8-bit samples of a row that starts on 4 bytes, four per
- * thread (one 4-byte load, one 16-byte store). */
-__global__ void ssim_to_float4_kernel(EqcPlane r, EqcPlane d, float *dr, float *dd)
-{
-    const int x = (blockIdx.x * blockDim.x + threadIdx.x) * 4;
-    const int y = blockIdx.y;
-    const EqcPlane p = blockIdx.z ? d : r;
-    float *dst = blockIdx.z ? dd : dr;
-    if (x < p.width) {
-        const uchar4 v = *(const uchar4 *)(p.data + (size_t)y * p.stride + x);
-        *(float4 *)(dst + (size_t)y * p.width + x) =
-            make_float4(eq_ssim_sample(v.x, 8), eq_ssim_sample(v.y, 8), eq_ssim_sample(v.z, 8),
-                        eq_ssim_sample(v.w, 8));
-    }
-}
-
-static bool to_float4_ok(const EqcPlane *p, int bitdepth)
-{
-    return bitdepth == 8 && p->bytes == 1 && p->step == 1 && p->width % 4 == 0 &&
-           ((uintptr_t)p->data % 4) == 0 && ((size_t)p->stride % 4) == 0;
-}
-
 int eqc_ssim_to_float(EqCuda *cuda, const EqcPlane *r, const EqcPlane *d, int bitdepth,
                       float *dr, float *dd, cudaStream_t stream)
 {
     int err = 0;
-    if (to_float4_ok(r, bitdepth) && to_float4_ok(d, bitdepth) && r->width == d->width &&
-        ((uintptr_t)dr % 16) == 0 && ((uintptr_t)dd % 16) == 0) {
-        dim3 grid(eqc_blocks((size_t)r->width / 4, 128), (unsigned)r->height, 2);
-        ssim_to_float4_kernel<<<grid, 128, 0, stream>>>(*r, *d, dr, dd);
-        EQC_CHECK_LAUNCH(cuda, "ssim_to_float4_kernel");
-        return 0;
-    }
-    {
-        dim3 grid(eqc_blocks((size_t)r->width, 256), (unsigned)r->height, 2);
-        ssim_to_float_kernel<<<grid, 256, 0, stream>>>(*r, *d, bitdepth, dr, dd);
-    }
+    dim3 grid(eqc_blocks((size_t)r->width, 256), (unsigned)r->height, 2);
+    ssim_to_float_kernel<<<grid, 256, 0, stream>>>(*r, *d, bitdepth, dr, dd);
     EQC_CHECK_LAUNCH(cuda, "ssim_to_float_kernel");
     return 0;
 fail:

@@ -18,9 +18,9 @@
  *               repeated). Scale 0's linear RGB never reaches memory.
  *   blur_h      one block per 32 rows of one channel, a warp per map (mu1,
  *               mu2, s11, s22, s12), a lane per row running eq_s2_rg_step;
- *               the block reads x1 and x2 once for the five maps, 64 columns
- *               ahead into registers (the loads of the tile after next in
- *               flight while this tile's 32 steps run), and forms the maps' inputs
+ *               the block reads x1 and x2 once for the five maps, 32 columns
+ *               ahead into registers (the loads of the next tile in flight
+ *               while this tile's 32 steps run), and forms the maps' inputs
  *               (the products formed in double and rounded to float, as
  *               eq_s2_blur_h_c reads them) in shared memory. Outputs are
  *               floats (the C stage stores the same floats widened to
@@ -233,14 +233,12 @@ s2_blur_h_kernel(const double *xyb, int w, int h, float *tmp)
     const double *x1 = xyb + (size_t)c * n, *x2 = xyb + (size_t)(3 + c) * n;
     float *o = tmp + (size_t)(c * 5 + m) * n;
     float p1 = 0.0f, p3 = 0.0f, p5 = 0.0f, pp1 = 0.0f, pp3 = 0.0f, pp5 = 0.0f;
-    /* two tiles ahead: av/bv and an/bn hold the x1/x2 of alternate tiles
-     * (the loads' latency hides behind two tiles of steps) */
-    double av[S2_FILL], bv[S2_FILL], an[S2_FILL], bn[S2_FILL];
+    double av[S2_FILL], bv[S2_FILL];
 
     /* the new columns of tile k0: k0 + N - 1 + q (never negative), element
      * f = tid + 160 u of the 32 x 32 new inputs (row f / 32, q = f % 32);
      * 0 outside the frame (and eq_s2_blur_input of 0, 0 is 0 for every map) */
-#define S2_BLUR_H_LOAD(k0, A, B)                                                          \
+#define S2_BLUR_H_LOAD(k0)                                                                \
     do {                                                                                  \
         _Pragma("unroll") for (int u = 0; u < S2_FILL; u++)                               \
         {                                                                                 \
@@ -248,21 +246,17 @@ s2_blur_h_kernel(const double *xyb, int w, int h, float *tmp)
             const int col_ = (k0) + N - 1 + (f_ & 31);                                    \
             const int ok_ = f_ < S2_TILE * S2_TILE && y0 + r_ < h && col_ < w;            \
             const size_t i_ = ok_ ? (size_t)(y0 + r_) * w + col_ : 0;                     \
-            A[u] = x1[i_];                                                                \
-            B[u] = x2[i_];                                                                \
-            A[u] = ok_ ? A[u] : 0.0;                                                      \
-            B[u] = ok_ ? B[u] : 0.0;                                                      \
+            av[u] = x1[i_];                                                               \
+            bv[u] = x2[i_];                                                               \
+            av[u] = ok_ ? av[u] : 0.0;                                                    \
+            bv[u] = ok_ ? bv[u] : 0.0;                                                    \
         }                                                                                 \
     } while (0)
 
     for (int q = 0; q < CARRY; q++)
         in[m][lane][q] = 0.0f;
-    S2_BLUR_H_LOAD(-N + 1, av, bv);
-    S2_BLUR_H_LOAD(-N + 1 + S2_TILE, an, bn); /* zeros past the row's end */
-    /* one tile of 32 steps from A/B (its x1/x2), which then receive the
-     * tile after next: the loop below alternates the two buffers, so no
-     * register waits on a load issued less than two tiles before */
-    auto tile = [&](int k0, double(&A)[S2_FILL], double(&B)[S2_FILL]) {
+    S2_BLUR_H_LOAD(-N + 1);
+    for (int k0 = -N + 1; k0 < w; k0 += S2_TILE) {
         if (k0 != -N + 1) {
             /* the last 2N columns of the tile before, row = lane */
             for (int q = 0; q < CARRY; q++)
@@ -276,12 +270,12 @@ s2_blur_h_kernel(const double *xyb, int w, int h, float *tmp)
                 const int r = f >> 5, q = CARRY + (f & 31);
 #pragma unroll
                 for (int mm = 0; mm < S2_MAPS; mm++)
-                    in[mm][r][q] = eq_s2_blur_input(mm, A[u], B[u]);
+                    in[mm][r][q] = eq_s2_blur_input(mm, av[u], bv[u]);
             }
         }
         __syncthreads();
-        if (k0 + 2 * S2_TILE < w)
-            S2_BLUR_H_LOAD(k0 + 2 * S2_TILE, A, B);
+        if (k0 + S2_TILE < w)
+            S2_BLUR_H_LOAD(k0 + S2_TILE);
         float *row = in[m][lane];
         {
             /* the row's 42 inputs into registers first (one shared-memory
@@ -304,11 +298,6 @@ s2_blur_h_kernel(const double *xyb, int w, int h, float *tmp)
                 o[(size_t)y * w + k] = in[m][r][lane];
         }
         __syncwarp();
-    };
-    for (int k0 = -N + 1; k0 < w; k0 += 2 * S2_TILE) {
-        tile(k0, av, bv);
-        if (k0 + S2_TILE < w)
-            tile(k0 + S2_TILE, an, bn);
     }
 #undef S2_BLUR_H_LOAD
 }
