@@ -343,6 +343,53 @@ test_spill_failure (void)
       "Could not create");
 }
 
+/* Column @c's statistics after a read of column @bad failed: @bad reports
+ * an error that says so (with EIO, and @path when given); every column
+ * keeps its running statistics, == the sort's (@col; @n values, spilled
+ * in blocks of @block for the messages); the columns before
+ * @bad keep their spread, == the sort's; from @bad on none has. @nth (the
+ * failing read, 0 when not injected) only labels messages. Returns 1 for
+ * the failing column. */
+static guint
+check_column_after_failure (GstExactQualityPool * pool, guint c, guint bad,
+    GArray * col, guint n, guint block, const gchar * path, guint64 nth)
+{
+  GstExactQualityPoolStats st;
+  RefStats want;
+  GError *error = NULL;
+  gboolean ok = gst_exact_quality_pool_stats (pool, c, &st, &error);
+
+  g_assert_true (ref_stats (col, &want));
+  if (c == bad) {
+    g_assert_false (ok);
+    g_assert_nonnull (error);
+    if (!strstr (error->message, "Could not read back") ||
+        (path && !strstr (error->message, path)) ||
+        !strstr (error->message, g_strerror (EIO)))
+      g_error ("read %" G_GUINT64_FORMAT ": \"%s\" does not say what "
+          "failed", nth, error->message);
+    g_clear_error (&error);
+  } else {
+    g_assert_true (ok);
+    g_assert_no_error (error);
+  }
+  g_assert_cmpuint (st.n, ==, n);
+  CHECK_SAME ("mean", st.mean, want.mean);
+  CHECK_SAME ("harmonic mean", st.harmonic_mean, want.harmonic_mean);
+  CHECK_SAME ("min", st.min, want.min);
+  CHECK_SAME ("max", st.max, want.max);
+  if (st.have_spread != (c < bad))
+    g_error ("read %" G_GUINT64_FORMAT ", column %u: spread %s", nth, c,
+        st.have_spread ? "kept" : "lost");
+  if (st.have_spread) {
+    CHECK_SAME ("stddev", st.stddev, want.stddev);
+    CHECK_SAME ("p1", st.p1, want.p1);
+    CHECK_SAME ("p5", st.p5, want.p5);
+    CHECK_SAME ("p50", st.p50, want.p50);
+  }
+  return c == bad;
+}
+
 /* The file is cut between the last write and the summary (the test path is
  * a real file, not unlinked: truncate () it): @all, to nothing (column 0's
  * first read comes back short); else by its last 4 bytes, the last group's
@@ -381,38 +428,8 @@ check_read_failure (gboolean all, guint bad)
   g_assert_cmpint (truncate (path, all ? 0 : sb.st_size - 4), ==, 0);
   g_assert_false (gst_exact_quality_pool_spill_failed (pool));
 
-  for (c = 0; c < 2; c++) {
-    GstExactQualityPoolStats st;
-    RefStats want;
-    GError *error = NULL;
-    gboolean ok = gst_exact_quality_pool_stats (pool, c, &st, &error);
-
-    g_assert_true (ref_stats (cols[c], &want));
-    if (c == bad) {
-      g_assert_false (ok);
-      g_assert_nonnull (error);
-      if (!strstr (error->message, "Could not read back") ||
-          !strstr (error->message, path) ||
-          !strstr (error->message, g_strerror (EIO)))
-        g_error ("\"%s\" does not say what failed", error->message);
-      g_clear_error (&error);
-    } else {
-      g_assert_true (ok);
-      g_assert_no_error (error);
-    }
-    g_assert_cmpuint (st.n, ==, n);
-    CHECK_SAME ("mean", st.mean, want.mean);
-    CHECK_SAME ("harmonic mean", st.harmonic_mean, want.harmonic_mean);
-    CHECK_SAME ("min", st.min, want.min);
-    CHECK_SAME ("max", st.max, want.max);
-    g_assert_true (st.have_spread == (c < bad));
-    if (st.have_spread) {
-      CHECK_SAME ("stddev", st.stddev, want.stddev);
-      CHECK_SAME ("p1", st.p1, want.p1);
-      CHECK_SAME ("p5", st.p5, want.p5);
-      CHECK_SAME ("p50", st.p50, want.p50);
-    }
-  }
+  for (c = 0; c < 2; c++)
+    check_column_after_failure (pool, c, bad, cols[c], n, block, path, 0);
   g_assert_true (gst_exact_quality_pool_spill_failed (pool));
   /* asked again, a column read in full before has no spread now */
   for (c = 0; c < 2; c++) {
@@ -490,41 +507,9 @@ check_read_error (guint64 nth)
   g_assert_cmpuint (gst_exact_quality_pool_blocks_spilled (pool), ==, 2);
   gst_exact_quality_pool_fail_read (pool, nth);
 
-  for (c = 0; c < RE_COLUMNS; c++) {
-    GstExactQualityPoolStats st;
-    RefStats want;
-    GError *error = NULL;
-    gboolean ok = gst_exact_quality_pool_stats (pool, c, &st, &error);
-
-    g_assert_true (ref_stats (cols[c], &want));
-    if (c == bad) {
-      g_assert_false (ok);
-      g_assert_nonnull (error);
-      if (!strstr (error->message, "Could not read back") ||
-          !strstr (error->message, g_strerror (EIO)))
-        g_error ("read %" G_GUINT64_FORMAT ": \"%s\" does not say what "
-            "failed", nth, error->message);
-      g_clear_error (&error);
-      errors++;
-    } else {
-      g_assert_true (ok);
-      g_assert_no_error (error);
-    }
-    g_assert_cmpuint (st.n, ==, n);
-    CHECK_SAME ("mean", st.mean, want.mean);
-    CHECK_SAME ("harmonic mean", st.harmonic_mean, want.harmonic_mean);
-    CHECK_SAME ("min", st.min, want.min);
-    CHECK_SAME ("max", st.max, want.max);
-    if (st.have_spread != (c < bad))
-      g_error ("read %" G_GUINT64_FORMAT ", column %u: spread %s", nth, c,
-          st.have_spread ? "kept" : "lost");
-    if (st.have_spread) {
-      CHECK_SAME ("stddev", st.stddev, want.stddev);
-      CHECK_SAME ("p1", st.p1, want.p1);
-      CHECK_SAME ("p5", st.p5, want.p5);
-      CHECK_SAME ("p50", st.p50, want.p50);
-    }
-  }
+  for (c = 0; c < RE_COLUMNS; c++)
+    errors += check_column_after_failure (pool, c, bad, cols[c], n, block, NULL,
+        nth);
   g_assert_cmpuint (errors, ==, bad < RE_COLUMNS ? 1 : 0);
   g_assert_true (gst_exact_quality_pool_spill_failed (pool) ==
       (bad < RE_COLUMNS));
