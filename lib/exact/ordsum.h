@@ -56,7 +56,7 @@
  *   1 tie always rounds up        2 binade check removed
  *   3 upper bound check removed   4 parity ignored in composition
  *   5 prefix minimum ignored (lower check on the end value only)
- *   6 eq_ord_term_fast and eq_ord_term_scaled do not recognise exact halves
+ *   6 eq_ord_term_fast and eq_ord_run_scaled do not recognise exact halves
  */
 #ifndef EQ_EXACT_ORDSUM_H
 #define EQ_EXACT_ORDSUM_H
@@ -290,23 +290,18 @@ EQ_HD static inline int eq_ord_term_fast(double x, int e, int64_t *r)
 
 /*
  * The one-term rule in double arithmetic, for lanes of non-negative terms
- * (the device's chunk runs). scale = eq_ord_scale(e) = 2^(52 - e), a double
- * for EQ_ORD_SCALED_EMIN <= e <= EQ_ORD_EMAX. y = |x| * scale is |x| / u
- * exactly whenever y >= 2^-1022 (a product by a power of two); a smaller y
- * (x subnormal or tiny against u) has the rule's increment 0, and so does
- * this one. For y < 2^52, r = (y + 2^52) - 2^52 is y rounded to the nearest
- * integer, a half to the even one (the add rounds on the grid 1 of
- * [2^52, 2^53)); r - y is exact, and +-1/2 exactly on a half. Returns r and
- * ORs into *flags:
+ * (the device's chunk runs; eq_ord_run_scaled below). scale =
+ * eq_ord_scale(e) = 2^(52 - e), a double for EQ_ORD_SCALED_EMIN <= e <=
+ * EQ_ORD_EMAX. y = |x| * scale is |x| / u exactly whenever y >= 2^-1022 (a
+ * product by a power of two); a smaller y (x subnormal or tiny against u)
+ * has the rule's increment 0, and so does this one. For y < 2^52,
+ * r = (y + 2^52) - 2^52 is y rounded to the nearest integer, a half to the
+ * even one (the add rounds on the grid 1 of [2^52, 2^53)); r - y is exact,
+ * and +-1/2 exactly on a half. Each term raises flags:
  *   EQ_ORD_SF_TIE  an exact half: the increment depends on the parity
  *   EQ_ORD_SF_BIG  y >= 2^47, an infinity or a NaN (x may poison the run)
  *   EQ_ORD_SF_NEG  x < 0: the increment is -r, and a lane's prefixes are not
  *                  monotonic
- * With no flag raised, r is the increment of x for either parity, an
- * integer <= 2^47. For a run of 1 <= n <= 64 such terms, the increments are
- * >= 0, so the prefix rises: the run is d = r_0 + ... + r_(n-1) (each
- * partial sum an integer <= 2^53, exact in double), lo = r_0, hi = d, never
- * poisoned (|lo|, |hi| < EQ_ORD_CAP); eq_ord_push1 gives the same triple.
  */
 #define EQ_ORD_SF_TIE 1
 #define EQ_ORD_SF_BIG 2
@@ -318,25 +313,9 @@ EQ_HD static inline double eq_ord_scale(int e)
     return eq_ord_from_bits((uint64_t)(1075 - e) << 52);
 }
 
-EQ_HD static inline double eq_ord_term_scaled(double x, double scale, int *flags)
-{
-    double y = (x < 0.0 ? -x : x) * scale;
-    double r = (y + 0x1p52) - 0x1p52;
-    double diff = r - y;
-    int f = 0;
-#if EQ_ORDSUM_MUTATION == 6
-    diff = 0.0; /* mutation: exact halves not recognised */
-#endif
-    f |= diff == 0.5 || diff == -0.5 ? EQ_ORD_SF_TIE : 0;
-    f |= !(y < 0x1p47) ? EQ_ORD_SF_BIG : 0;
-    f |= x < 0.0 ? EQ_ORD_SF_NEG : 0;
-    *flags |= f;
-    return r;
-}
-
 /*
  * The run of n (0 <= n <= 32) terms x[0..n-1] under binade e
- * (scale = eq_ord_scale(e)) by eq_ord_term_scaled's arithmetic, for both
+ * (scale = eq_ord_scale(e)) by the arithmetic above, for both
  * parities at once: the device's chunk runs, whose lanes of non-negative
  * terms (SSIMULACRA2's six sums) this serves, ties included. Returns the OR
  * of the terms' flags; *out is the run when neither EQ_ORD_SF_BIG nor

@@ -89,36 +89,38 @@ static void fast_term(double x, int e)
 
 static long scaled_clean, scaled_tie, scaled_big, scaled_mismatch;
 
-/* eq_ord_term_scaled against eq_ord_term: with no flag, r is the increment
- * of x for both parities; TIE exactly when the parities differ (a term that
- * is not BIG); BIG whenever the rule poisons; NEG exactly for x < 0, and
- * then -r is the increment. */
+/* eq_ord_run_scaled on the one term x against eq_ord_term: BIG whenever the
+ * rule poisons, and only for a large term (y >= 2^47); NEG exactly for
+ * x < 0; otherwise (neither) the run is the rule's pair, and TIE is raised
+ * exactly when the parities differ. */
 static void scaled_term(double x, int e)
 {
-    EqOrdRun t;
-    int f = 0, ok, poisoned;
-    double r;
+    EqOrdRun t, r;
+    int f, ok, poisoned;
 
     if (e < EQ_ORD_SCALED_EMIN || e > EQ_ORD_EMAX)
         return;
     t = eq_ord_term(x, e);
-    r = eq_ord_term_scaled(x, eq_ord_scale(e), &f);
+    f = eq_ord_run_scaled(&x, 1, eq_ord_scale(e), &r);
     poisoned = t.lo[0] == -EQ_ORD_POISON && t.hi[0] == EQ_ORD_POISON;
-    if (poisoned)
+    if (((f & EQ_ORD_SF_NEG) != 0) != (x < 0.0))
+        ok = 0;
+    else if (poisoned)
         ok = (f & EQ_ORD_SF_BIG) != 0;
     else if (f & EQ_ORD_SF_BIG)
-        ok = fabs(x) >= ldexp(1.0, e - 5); /* y >= 2^47: only large terms */
-    else if (t.d[0] != t.d[1])
-        ok = (f & EQ_ORD_SF_TIE) != 0;
+        ok = fabs(x) >= ldexp(1.0, e - 5); /* y = |x| 2^(52-e) >= 2^47 exactly */
+    else if (f & EQ_ORD_SF_NEG)
+        ok = 1; /* left to the int64 rule */
     else
-        ok = !(f & EQ_ORD_SF_TIE) && ((x < 0.0) == ((f & EQ_ORD_SF_NEG) != 0)) &&
-             (double)t.d[0] == (x < 0.0 ? -r : r);
+        ok = ((f & EQ_ORD_SF_TIE) != 0) == (t.d[0] != t.d[1]) &&
+             memcmp(&r, &t, sizeof r) == 0;
     scaled_clean += f == 0;
     scaled_tie += (f & EQ_ORD_SF_TIE) != 0;
     scaled_big += (f & EQ_ORD_SF_BIG) != 0;
     if (!ok && scaled_mismatch++ < 10)
-        fprintf(stderr, "scaled rule: x=%a e=%d: flags %d r %a, rule %lld/%lld%s\n", x, e, f, r,
-                (long long)t.d[0], (long long)t.d[1], poisoned ? " (poison)" : "");
+        fprintf(stderr, "scaled rule: x=%a e=%d: flags %d run %lld/%lld, rule %lld/%lld%s\n", x,
+                e, f, (long long)r.d[0], (long long)r.d[1], (long long)t.d[0],
+                (long long)t.d[1], poisoned ? " (poison)" : "");
 }
 
 static void one_term(double s, double x)
