@@ -27,6 +27,7 @@
 #include <glib/gstdio.h>
 
 #include "gstexactqualitypool.h"
+#include "hand_stats.h"
 
 #define N_COLUMNS 6
 
@@ -38,59 +39,26 @@ typedef struct
   gdouble mean, harmonic_mean, min, max, stddev, p1, p5, p50;
 } RefStats;
 
-static gint
-compare_doubles (gconstpointer a, gconstpointer b)
-{
-  gdouble x = *(const gdouble *) a, y = *(const gdouble *) b;
-
-  return x < y ? -1 : x > y ? 1 : 0;
-}
-
-static gdouble
-percentile (const gdouble * sorted, guint n, guint k)
-{
-  guint64 rank = ((guint64) k * n + 99) / 100;
-
-  if (rank < 1)
-    rank = 1;
-  return sorted[rank - 1];
-}
-
 static gboolean
 ref_stats (const GArray * samples, RefStats * st)
 {
-  const gdouble *x = (const gdouble *) samples->data;
-  gdouble sum = 0.0, inv_sum = 0.0, sq = 0.0, *sorted;
-  guint i, n = samples->len;
+  HandStats h;
+  guint n = samples->len;
 
   memset (st, 0, sizeof (*st));
   if (n == 0)
     return FALSE;
+  hand_stats ((const gdouble *) samples->data, n, &h);
   st->n = n;
-  st->min = st->max = x[0];
-  for (i = 0; i < n; i++) {
-    sum += x[i];
-    inv_sum += 1.0 / (x[i] + 1.0);
-    if (x[i] < st->min)
-      st->min = x[i];
-    if (x[i] > st->max)
-      st->max = x[i];
-  }
-  st->mean = sum / n;
-  st->harmonic_mean = n / inv_sum - 1.0;
-  for (i = 0; i < n; i++) {
-    gdouble d = x[i] - st->mean;
-    gdouble d2 = d * d;
-
-    sq += d2;
-  }
-  st->stddev = sqrt (sq / n);
-  sorted = g_memdup2 (x, sizeof (gdouble) * n);
-  qsort (sorted, n, sizeof (gdouble), compare_doubles);
-  st->p1 = percentile (sorted, n, 1);
-  st->p5 = percentile (sorted, n, 5);
-  st->p50 = percentile (sorted, n, 50);
-  g_free (sorted);
+  st->mean = h.mean;
+  st->harmonic_mean = h.harmonic_mean;
+  st->min = h.min;
+  st->max = h.max;
+  st->stddev = h.stddev;
+  st->p1 = h.sorted[rank_index (1, n)];
+  st->p5 = h.sorted[rank_index (5, n)];
+  st->p50 = h.sorted[rank_index (50, n)];
+  g_free (h.sorted);
   return TRUE;
 }
 

@@ -23,6 +23,7 @@
 #include <gst/video/video.h>
 
 #include "gstexactqualitymeta.h"
+#include "../hand_stats.h"
 
 #define W 256
 #define H 192
@@ -935,13 +936,6 @@ GST_START_TEST (test_cross_check_mismatch)
 
 GST_END_TEST;
 
-static gint
-cmp_double (gconstpointer a, gconstpointer b)
-{
-  gdouble x = *(const gdouble *) a, y = *(const gdouble *) b;
-  return (x > y) - (x < y);
-}
-
 /* Appends each value of a per-frame message (taken) to vals[k], k the
  * library's value index; absent values are skipped. */
 static void
@@ -958,43 +952,6 @@ append_frame_values (GstMessage * m, GArray ** vals)
       g_array_append_val (vals[k], v);
   }
   gst_message_unref (m);
-}
-
-/* One value's summary computed here the plain way, from its values in frame
- * order: mean, libvmaf's harmonic mean, min, max, two-pass population
- * standard deviation, and the values sorted with qsort () for nearest-rank
- * percentiles (free with g_free). */
-typedef struct
-{
-  gdouble mean, harmonic_mean, min, max, stddev;
-  gdouble *sorted;
-} HandStats;
-
-static void
-hand_stats (const gdouble * x, guint m, HandStats * h)
-{
-  gdouble sum = 0, isum = 0, sq = 0;
-  guint j;
-
-  h->min = h->max = x[0];
-  for (j = 0; j < m; j++) {
-    sum += x[j];
-    isum += 1.0 / (x[j] + 1.0);
-    if (x[j] < h->min)
-      h->min = x[j];
-    if (x[j] > h->max)
-      h->max = x[j];
-  }
-  h->mean = sum / m;
-  h->harmonic_mean = m / isum - 1.0;
-  for (j = 0; j < m; j++) {
-    gdouble d = x[j] - h->mean;
-    gdouble d2 = d * d;
-    sq += d2;
-  }
-  h->stddev = sqrt (sq / m);
-  h->sorted = g_memdup2 (x, m * sizeof (gdouble));
-  qsort (h->sorted, m, sizeof (gdouble), cmp_double);
 }
 
 /* The summary against a computation made here from the per-frame messages:
@@ -1135,15 +1092,6 @@ run_many_frames (guint frames, const gchar * block, GArray ** vals)
     gst_buffer_unref (dists[i]);
   g_unsetenv ("GST_EXACT_QUALITY_TEST_SUMMARY_BLOCK");
   return s;
-}
-
-/* Nearest rank: the index of Pk among @m sorted values. */
-static guint
-rank_index (guint k, guint m)
-{
-  guint rank = (k * m + 99) / 100;
-
-  return MAX (rank, 1) - 1;
 }
 
 /* The summary of 2000 pairs, their values kept in a temporary file in
