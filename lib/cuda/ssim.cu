@@ -7,9 +7,15 @@
  * size rule comes from lib/exact/ssim_terms.h, so each stage produces the
  * C stage's floats and doubles bit for bit:
  *
- *   to_float     one thread per sample (eq_ssim_sample)
+ *   to_float     8 consecutive samples of a row per thread (eq_ssim_sample);
+ *                vector loads and stores where aligned
  *   box          one thread per output: factor^2 taps, rows outer, mirrored
- *                (eq_ssim_box_decimate_c's order)
+ *                (eq_ssim_box_decimate_c's order), from to_float's planes
+ *   box_samples  float_ssim's box at scale > 1 straight from the samples:
+ *                each tap's sample converted in the loop, the same floats
+ *                in the same order as to_float then box (one warp per 32
+ *                outputs of a row); float_ssim never forms the full-size
+ *                float planes. MS-SSIM needs them and keeps to_float.
  *   terms        one block per 32x32 tile of windows: the tile's 42x42
  *                inputs in shared memory; the five maps (ref, dist, ref^2,
  *                dist^2, ref*dist) blurred along rows (11 taps from 0.0,
@@ -31,23 +37,93 @@ static __constant__ float c_gauss[EQ_SSIM_GAUSS_LEN] = EQ_SSIM_GAUSS_TAPS;
 
 /* ---------------------------------------------------------------- stages */
 
-__global__ void ssim_to_float_kernel(EqcPlane r, EqcPlane d, int bitdepth, float *dr,
-                                     float *dd)
+/*
+ * to_float: each thread converts TF_VEC consecutive samples of a row. Where
+ * the row is contiguous (step == bytes) and the thread's samples start on 4
+ * bytes, they arrive in one 8- or 16-byte load (two or four 4-byte loads
+ * when only 4-aligned); otherwise, and for the short last group of a row,
+ * one eqc_sample per sample. The floats leave in two 16-byte stores where
+ * the destination is 16-aligned (every row when dst is and the width is a
+ * multiple of 4), else one by one. Each value is eq_ssim_sample of the sample
+ * eqc_sample reads: the same float on every path.
+ */
+#define TF_VEC 8
+#define TF_LANES 32
+#define TF_ROWS 4
+
+/* Sample j of the TF_VEC that wd[] holds as loaded (little-endian): byte j,
+ * or 16-bit word j shifted right as eqc_sample shifts it. */
+static __device__ __forceinline__ unsigned tf_unpack(const unsigned wd[4], int bytes, int shift,
+                                                     int j)
 {
-    const int x = blockIdx.x * blockDim.x + threadIdx.x;
-    const int y = blockIdx.y;
+    if (bytes == 1)
+        return (wd[j >> 2] >> (8 * (j & 3))) & 0xffu;
+    return ((wd[j >> 1] >> (16 * (j & 1))) & 0xffffu) >> shift;
+}
+
+__global__ void __launch_bounds__(TF_LANES * TF_ROWS)
+ssim_to_float_kernel(EqcPlane r, EqcPlane d, int bitdepth, float *dr, float *dd)
+{
+    const int x = (blockIdx.x * TF_LANES + threadIdx.x) * TF_VEC;
+    const int y = blockIdx.y * TF_ROWS + threadIdx.y;
     const EqcPlane p = blockIdx.z ? d : r;
-    float *dst = blockIdx.z ? dd : dr;
-    if (x < p.width)
-        dst[(size_t)y * p.width + x] = eq_ssim_sample(eqc_sample(p, x, y), bitdepth);
+    if (x >= p.width || y >= p.height)
+        return;
+    float *dst = (blockIdx.z ? dd : dr) + (size_t)y * p.width + x;
+    const uint8_t *src = p.data + (ptrdiff_t)y * p.stride + (ptrdiff_t)x * p.step;
+    const int n = min(TF_VEC, p.width - x);
+    const uintptr_t a = (uintptr_t)src;
+    float v[TF_VEC];
+
+    if (n == TF_VEC && p.step == p.bytes && a % 4 == 0) {
+        /* TF_VEC * bytes contiguous bytes of this row, all inside it */
+        unsigned wd[4] = { 0, 0, 0, 0 };
+        const unsigned *s32 = (const unsigned *)src;
+        if (p.bytes == 1 && a % 8 == 0) {
+            const uint2 q = *(const uint2 *)src;
+            wd[0] = q.x;
+            wd[1] = q.y;
+        } else if (p.bytes == 1) {
+            wd[0] = s32[0];
+            wd[1] = s32[1];
+        } else if (a % 16 == 0) {
+            const uint4 q = *(const uint4 *)src;
+            wd[0] = q.x;
+            wd[1] = q.y;
+            wd[2] = q.z;
+            wd[3] = q.w;
+        } else {
+            for (int k = 0; k < 4; k++)
+                wd[k] = s32[k];
+        }
+#pragma unroll
+        for (int j = 0; j < TF_VEC; j++)
+            v[j] = eq_ssim_sample(tf_unpack(wd, p.bytes, p.shift, j), bitdepth);
+    } else {
+#pragma unroll
+        for (int j = 0; j < TF_VEC; j++)
+            v[j] = j < n ? eq_ssim_sample(eqc_sample(p, x + j, y), bitdepth) : 0.0f;
+    }
+
+    if (n == TF_VEC && (uintptr_t)dst % 16 == 0) {
+        ((float4 *)dst)[0] = make_float4(v[0], v[1], v[2], v[3]);
+        ((float4 *)dst)[1] = make_float4(v[4], v[5], v[6], v[7]);
+    } else {
+#pragma unroll
+        for (int j = 0; j < TF_VEC; j++)
+            if (j < n)
+                dst[j] = v[j];
+    }
 }
 
 int eqc_ssim_to_float(EqCuda *cuda, const EqcPlane *r, const EqcPlane *d, int bitdepth,
                       float *dr, float *dd, cudaStream_t stream)
 {
     int err = 0;
-    dim3 grid(eqc_blocks((size_t)r->width, 256), (unsigned)r->height, 2);
-    ssim_to_float_kernel<<<grid, 256, 0, stream>>>(*r, *d, bitdepth, dr, dd);
+    const size_t groups = ((size_t)r->width + TF_VEC - 1) / TF_VEC;
+    dim3 grid(eqc_blocks(groups, TF_LANES), eqc_blocks((size_t)r->height, TF_ROWS), 2);
+    ssim_to_float_kernel<<<grid, dim3(TF_LANES, TF_ROWS), 0, stream>>>(*r, *d, bitdepth, dr,
+                                                                       dd);
     EQC_CHECK_LAUNCH(cuda, "ssim_to_float_kernel");
     return 0;
 fail:
@@ -83,6 +159,122 @@ int eqc_ssim_box(EqCuda *cuda, const float *s0, const float *s1, int w, int h, i
     dim3 grid(eqc_blocks((size_t)sw, 128), (unsigned)sh, 2);
     ssim_box_kernel<<<grid, 128, 0, stream>>>(s0, s1, w, h, factor, sw, sh, d0, d1);
     EQC_CHECK_LAUNCH(cuda, "ssim_box_kernel");
+    return 0;
+fail:
+    return err;
+}
+
+/*
+ * float_ssim's box decimation straight from the samples (scale > 1): the
+ * floats of ssim_box_kernel without the full-size float planes. Output x of
+ * a row reads input columns x * f - c .. x * f - c + f - 1 (c = f / 2, the
+ * taps u = -c .. c - even), so the 32 outputs of a warp read 32 * f
+ * consecutive columns of each of their f rows, and neighbouring outputs
+ * never share a column. One warp per 32 outputs of a row: for each input
+ * row in tap order the warp converts the row's 32 * f samples into its own
+ * stretch of shared memory (coalesced: the aligned 4-byte words that hold
+ * the stretch where they lie inside a contiguous row, else one mirrored
+ * eqc_sample per column), then each lane adds its output's f taps
+ * of that row. Every tap is eq_tap(acc, eq_ssim_sample(sample), tap) in
+ * eq_ssim_box_decimate_c's order (rows outer, columns inner, mirrored), from
+ * the float that eq_ssim_to_float_c makes of the same sample: the same bits
+ * as to_float followed by ssim_box_kernel. Only warp barriers: each warp
+ * owns its stretch.
+ */
+#define BOX_WARPS 4
+
+/* Index in a warp's stretch: one float of padding after every 32, so that
+ * the word-wise writes (stride 4 or 2 floats a lane) and the reads of the
+ * taps (stride f floats a lane; conflict-free for f = 2, 4, 8) spread over
+ * the banks. */
+static __device__ __forceinline__ int box_pad(int i)
+{
+    return i + (i >> 5);
+}
+
+__global__ void __launch_bounds__(32 * BOX_WARPS)
+ssim_box_samples_kernel(EqcPlane r, EqcPlane d, int bitdepth, int factor, int sw, int sh,
+                        float *d0, float *d1)
+{
+    extern __shared__ float box_stretch[];
+    const int lane = threadIdx.x;
+    const int y = blockIdx.y * BOX_WARPS + threadIdx.y;
+    if (y >= sh)
+        return; /* the whole warp */
+    const EqcPlane p = blockIdx.z ? d : r;
+    float *dst = blockIdx.z ? d1 : d0;
+    const int w = p.width, h = p.height, f = factor, c = factor / 2;
+    const int span = 32 * f;
+    float *buf = box_stretch + threadIdx.y * box_pad(span);
+    const int x0 = blockIdx.x * 32;
+    const int first = x0 * f - c;      /* the warp's first input column */
+    const int nout = min(32, sw - x0); /* outputs of this warp */
+    const int ncols = nout * f;        /* the columns they read */
+    const float tap = eq_ssim_box_tap(f);
+    const int bytes = p.bytes;
+    double acc = 0.0;
+
+    for (int v = 0; v < f; v++) {
+        const int yr = eq_reflect(y * f - c + v, h);
+        const uint8_t *row = p.data + (ptrdiff_t)yr * p.stride;
+        /* The 4-byte words that hold the warp's span * bytes bytes of the
+         * row, from the aligned word at or before the first: taken where
+         * the row is contiguous, every word lies inside the row (no column
+         * mirrored) and no 16-bit sample straddles two words. */
+        const uintptr_t s = (uintptr_t)row + (uintptr_t)((ptrdiff_t)first * bytes);
+        const int o = (int)(s & 3);
+        const int nw = (o + span * bytes + 3) >> 2;
+        const bool words = p.step == bytes && (bytes == 1 || !(o & 1)) && first * bytes >= o &&
+                           first * bytes - o + 4 * nw <= w * bytes;
+        if (words) {
+            const unsigned *s32 = (const unsigned *)(s - (uintptr_t)o);
+            for (int k = lane; k < nw; k += 32) {
+                const unsigned wd = s32[k];
+                if (bytes == 1) {
+#pragma unroll
+                    for (int j = 0; j < 4; j++) {
+                        const int q = 4 * k + j - o; /* column first + q */
+                        if (q >= 0 && q < span)
+                            buf[box_pad(q)] = eq_ssim_sample((wd >> (8 * j)) & 0xffu, bitdepth);
+                    }
+                } else {
+#pragma unroll
+                    for (int j = 0; j < 2; j++) {
+                        const int q = 4 * k + 2 * j - o; /* bytes of column first + q / 2 */
+                        if (q >= 0 && q < 2 * span)
+                            buf[box_pad(q >> 1)] = eq_ssim_sample(
+                                ((wd >> (16 * j)) & 0xffffu) >> p.shift, bitdepth);
+                    }
+                }
+            }
+        } else {
+            for (int i = lane; i < ncols; i += 32)
+                buf[box_pad(i)] =
+                    eq_ssim_sample(eqc_sample(p, eq_reflect(first + i, w), yr), bitdepth);
+        }
+        __syncwarp();
+        if (lane < nout)
+            for (int u = 0; u < f; u++)
+                acc = eq_tap(acc, buf[box_pad(lane * f + u)], tap);
+        __syncwarp(); /* all read before the next row overwrites */
+    }
+    if (lane < nout)
+        dst[(size_t)y * sw + x0 + lane] = (float)acc;
+}
+
+int eqc_ssim_box_samples(EqCuda *cuda, const EqcPlane *r, const EqcPlane *d, int bitdepth,
+                         int factor, float *d0, float *d1, cudaStream_t stream)
+{
+    int err = 0;
+    if (factor < 2 || factor > EQC_SSIM_BOX_MAX_FACTOR)
+        return EQ_ERR_INVALID_ARGUMENT;
+    const int sw = eq_decimated_size(r->width, factor);
+    const int sh = eq_decimated_size(r->height, factor);
+    const size_t smem = (size_t)BOX_WARPS * (32 * factor + factor) * sizeof(float);
+    dim3 grid(eqc_blocks((size_t)sw, 32), eqc_blocks((size_t)sh, BOX_WARPS), 2);
+    ssim_box_samples_kernel<<<grid, dim3(32, BOX_WARPS), smem, stream>>>(
+        *r, *d, bitdepth, factor, sw, sh, d0, d1);
+    EQC_CHECK_LAUNCH(cuda, "ssim_box_samples_kernel");
     return 0;
 fail:
     return err;
@@ -207,7 +399,10 @@ int eqc_ssim_launch(EqCuda *cuda, const EqcFrame *ref, const EqcFrame *dist,
 
     if ((err = ssim_geometry(cuda, ref->desc, &scale, &sw, &sh)) < 0)
         return err;
-    const size_t n = (size_t)w * h, ns = (size_t)sw * sh;
+    /* At scale > 1 the box reads the samples (full-size floats only past
+     * EQC_SSIM_BOX_MAX_FACTOR); at scale 1 the terms read to_float's planes. */
+    const int fused = scale > 1 && scale <= EQC_SSIM_BOX_MAX_FACTOR;
+    const size_t n = fused ? 0 : (size_t)w * h, ns = (size_t)sw * sh;
     const size_t nwin = (size_t)(sw - 10) * (sh - 10);
     const size_t bytes = 2 * n * sizeof(float) + (scale > 1 ? 2 * ns * sizeof(float) : 0) +
                          4 * nwin * sizeof(double);
@@ -216,15 +411,23 @@ int eqc_ssim_launch(EqCuda *cuda, const EqcFrame *ref, const EqcFrame *dist,
     double *terms = (double *)cuda->scratch[EQC_SCRATCH_SSIM].ptr;
     float *fr = (float *)(terms + 4 * nwin), *fd = fr + n;
     float *sr = fr, *sd = fd;
+    const EqcPlane *pr = &ref->comp[0], *pd = &dist->comp[0];
+    const int bitdepth = ref->desc->bitdepth;
 
-    if ((err = eqc_ssim_to_float(cuda, &ref->comp[0], &dist->comp[0], ref->desc->bitdepth, fr,
-                                 fd, stream)) < 0)
-        return err;
-    if (scale > 1) {
-        sr = fd + n;
+    if (fused) {
+        sr = fr; /* n == 0: no full-size planes */
         sd = sr + ns;
-        if ((err = eqc_ssim_box(cuda, fr, fd, w, h, scale, sr, sd, stream)) < 0)
+        if ((err = eqc_ssim_box_samples(cuda, pr, pd, bitdepth, scale, sr, sd, stream)) < 0)
             return err;
+    } else {
+        if ((err = eqc_ssim_to_float(cuda, pr, pd, bitdepth, fr, fd, stream)) < 0)
+            return err;
+        if (scale > 1) {
+            sr = fd + n;
+            sd = sr + ns;
+            if ((err = eqc_ssim_box(cuda, fr, fd, w, h, scale, sr, sd, stream)) < 0)
+                return err;
+        }
     }
     if ((err = eqc_ssim_terms(cuda, sr, sd, sw, sh, terms, terms + nwin, terms + 2 * nwin,
                               terms + 3 * nwin, stream)) < 0)

@@ -17,6 +17,14 @@ int eqc_ssim_to_float(EqCuda *cuda, const EqcPlane *r, const EqcPlane *d, int bi
 /* float_ssim's box decimation of two w x h planes by `factor`. */
 int eqc_ssim_box(EqCuda *cuda, const float *s0, const float *s1, int w, int h, int factor,
                  float *d0, float *d1, cudaStream_t stream);
+/* float_ssim's box decimation by `factor` (2 .. EQC_SSIM_BOX_MAX_FACTOR)
+ * straight from component planes r and d: the floats of eqc_ssim_to_float
+ * then eqc_ssim_box, without the full-size float planes. Its shared memory
+ * grows with the factor (4 * 33 * factor floats a block); larger factors
+ * take the two stages. */
+#define EQC_SSIM_BOX_MAX_FACTOR 64
+int eqc_ssim_box_samples(EqCuda *cuda, const EqcPlane *r, const EqcPlane *d, int bitdepth,
+                         int factor, float *d0, float *d1, cudaStream_t stream);
 /* MS-SSIM's 9x9 low-pass decimation by 2 of two w x h planes. */
 int eqc_ms_ssim_lpf(EqCuda *cuda, const float *s0, const float *s1, int w, int h, float *d0,
                     float *d1, cudaStream_t stream);

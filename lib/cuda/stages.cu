@@ -59,8 +59,46 @@ static size_t align256(size_t n)
     return (n + 255) & ~(size_t)255;
 }
 
+/*
+ * Component 0 of both frames, uploaded, moved to `misalign` bytes past a
+ * 256-byte boundary of the stage scratch at `at`, rows (row bytes +
+ * misalign) apart, so that rows start on every alignment; misalign 0
+ * leaves the views where the upload put them. `at` needs misalign_bytes().
+ */
+static size_t misalign_bytes(const EqcPlane *p, int misalign)
+{
+    const size_t row = (size_t)(p->width - 1) * (size_t)p->step + (size_t)p->bytes;
+    return misalign ? 2 * align256((row + (size_t)misalign) * (size_t)p->height + 256) : 0;
+}
+
+static int misalign_views(EqCuda *cuda, EqcFrame *a, EqcFrame *b, int misalign, uint8_t *at)
+{
+    int err = 0;
+    if (!misalign)
+        return 0;
+    if (misalign < 0 || misalign > 255)
+        return EQ_ERR_INVALID_ARGUMENT;
+    EqcPlane *pl[2] = { &a->comp[0], &b->comp[0] };
+    const size_t row = (size_t)(pl[0]->width - 1) * (size_t)pl[0]->step + (size_t)pl[0]->bytes;
+    const size_t pitch = row + (size_t)misalign;
+    const size_t each = align256(pitch * (size_t)pl[0]->height + 256);
+    for (int k = 0; k < 2; k++) {
+        uint8_t *dst = at + k * each + misalign;
+        EQC_CHECK(cuda, EQC_SITE_COPY,
+                  cudaMemcpy2DAsync(dst, pitch, pl[k]->data, (size_t)pl[k]->stride, row,
+                                    (size_t)pl[k]->height, cudaMemcpyDeviceToDevice,
+                                    cuda->stream));
+        pl[k]->data = dst;
+        pl[k]->stride = (ptrdiff_t)pitch;
+    }
+    return 0;
+fail:
+    return err;
+}
+
 extern "C" int eq_cuda_stage_ssim_to_float(EqCuda *cuda, const EqFrame *ref,
-                                           const EqFrame *dist, float *dr, float *dd)
+                                           const EqFrame *dist, int misalign, float *dr,
+                                           float *dd)
 {
     EqcFrame a, b;
     uint8_t *base = NULL;
@@ -68,14 +106,49 @@ extern "C" int eq_cuda_stage_ssim_to_float(EqCuda *cuda, const EqFrame *ref,
     int err = eqc_upload_pair(cuda, ref, dist, &a, &b);
     if (err < 0)
         return finish(cuda, err);
-    if ((err = stage_begin(cuda, 2 * n * sizeof(float), &base)) < 0)
+    const size_t out = align256(2 * n * sizeof(float));
+    if ((err = stage_begin(cuda, out + misalign_bytes(&a.comp[0], misalign), &base)) < 0)
         return finish(cuda, err);
     float *o0 = (float *)base, *o1 = o0 + n;
-    err = eqc_ssim_to_float(cuda, &a.comp[0], &b.comp[0], ref->bitdepth, o0, o1, cuda->stream);
+    err = misalign_views(cuda, &a, &b, misalign, base + out);
+    if (err >= 0)
+        err = eqc_ssim_to_float(cuda, &a.comp[0], &b.comp[0], ref->bitdepth, o0, o1,
+                                cuda->stream);
     if (err >= 0)
         err = down(cuda, dr, o0, n * sizeof(float));
     if (err >= 0)
         err = down(cuda, dd, o1, n * sizeof(float));
+    return finish(cuda, err);
+}
+
+extern "C" int eq_cuda_stage_ssim_box_samples(EqCuda *cuda, const EqFrame *ref,
+                                              const EqFrame *dist, int factor, int misalign,
+                                              float *dr, float *dd)
+{
+    EqcFrame a, b;
+    uint8_t *base = NULL;
+    const size_t m =
+        (size_t)eq_decimated_size(ref->width, factor) * eq_decimated_size(ref->height, factor);
+    int err = eqc_upload_pair(cuda, ref, dist, &a, &b);
+    if (err < 0)
+        return finish(cuda, err);
+    const size_t out = align256(2 * m * sizeof(float));
+    if ((err = stage_begin(cuda, out + misalign_bytes(&a.comp[0], misalign), &base)) < 0)
+        return finish(cuda, err);
+    float *o0 = (float *)base, *o1 = o0 + m;
+    /* poison: every output must be written */
+    EQC_CHECK(cuda, EQC_SITE_OTHER,
+              cudaMemsetAsync(o0, 0xff, 2 * m * sizeof(float), cuda->stream));
+    err = misalign_views(cuda, &a, &b, misalign, base + out);
+    if (err >= 0)
+        err = eqc_ssim_box_samples(cuda, &a.comp[0], &b.comp[0], ref->bitdepth, factor, o0, o1,
+                                   cuda->stream);
+    if (err >= 0)
+        err = down(cuda, dr, o0, m * sizeof(float));
+    if (err >= 0)
+        err = down(cuda, dd, o1, m * sizeof(float));
+    return finish(cuda, err);
+fail:
     return finish(cuda, err);
 }
 

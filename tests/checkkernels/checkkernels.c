@@ -26,6 +26,7 @@ static const struct {
     {"ordsum", ck_ordsum},
     {"psnr", ck_psnr},
     {"ssim", ck_ssim},
+    {"ssim_front", ck_ssim_front},
     {"ssimulacra2", ck_ssimulacra2},
 };
 

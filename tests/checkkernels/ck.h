@@ -66,6 +66,7 @@ static inline void ck_error(CkContext *ck, const char *what, int err)
 void ck_psnr(CkContext *ck);
 void ck_ordsum(CkContext *ck);
 void ck_ssim(CkContext *ck);
+void ck_ssim_front(CkContext *ck);
 void ck_ssimulacra2(CkContext *ck);
 
 #endif /* EQ_CK_H */

@@ -73,7 +73,7 @@ static void check_size(CkContext *ck, const FgFormat *fmt, int w, int h, uint64_
         eq_ssim_to_float_c(&pd, y, fmt->bitdepth, fd + (size_t)y * w);
     }
     for (int run = 0; run < 2; run++) {
-        int err = eq_cuda_stage_ssim_to_float(ck->cuda, &r.f, &d.f, gr, gd);
+        int err = eq_cuda_stage_ssim_to_float(ck->cuda, &r.f, &d.f, 0, gr, gd);
         if (err < 0) {
             ck_error(ck, "to_float", err);
             continue;
@@ -181,6 +181,119 @@ static void check_size(CkContext *ck, const FgFormat *fmt, int w, int h, uint64_
     free(gd);
     fg_free(&r);
     fg_free(&d);
+}
+
+/*
+ * The stages that read samples against the C stages: to_float, and
+ * float_ssim's box decimation straight from the samples against
+ * eq_ssim_to_float_c then eq_ssim_box_decimate_c, at several factors
+ * (float_ssim's own included), with component 0 where the upload puts it
+ * (rows on 256 bytes) and moved so that rows start at odd and 2- or
+ * 4-aligned addresses (the kernels' unaligned paths).
+ */
+static void check_front(CkContext *ck, const FgFormat *fmt, int w, int h, uint64_t *rng)
+{
+    static const int misaligns[] = {0, 1, 4, 6};
+    FgFrame r, d;
+    char what[160];
+    if (fg_alloc(&r, fmt, w, h, 3) < 0 || fg_alloc(&d, fmt, w, h, 0) < 0) {
+        ck_error(ck, "allocation", EQ_ERR_NO_MEMORY);
+        return;
+    }
+    fg_fill(&r, fg_splitmix(rng), 1);
+    fg_distort(&d, &r, fg_splitmix(rng), 1u << (fmt->bitdepth - 3));
+    const size_t n = (size_t)w * h;
+    float *fr = malloc(n * 4), *fd = malloc(n * 4), *gr = malloc(n * 4), *gd = malloc(n * 4);
+    EqPlane pr, pd;
+    eq_frame_plane(&r.f, 0, &pr);
+    eq_frame_plane(&d.f, 0, &pd);
+    for (int y = 0; y < h; y++) {
+        eq_ssim_to_float_c(&pr, y, fmt->bitdepth, fr + (size_t)y * w);
+        eq_ssim_to_float_c(&pd, y, fmt->bitdepth, fd + (size_t)y * w);
+    }
+    for (size_t a = 0; a < sizeof(misaligns) / sizeof(misaligns[0]); a++) {
+        for (int run = 0; run < 2; run++) {
+            int err = eq_cuda_stage_ssim_to_float(ck->cuda, &r.f, &d.f, misaligns[a], gr, gd);
+            if (err < 0) {
+                ck_error(ck, "to_float", err);
+                continue;
+            }
+            snprintf(what, sizeof(what), "to_float %s %dx%d misalign %d", fmt->name, w, h,
+                     misaligns[a]);
+            ck_same(ck, what, gr, fr, n * 4);
+            ck_same(ck, what, gd, fd, n * 4);
+        }
+    }
+
+    /* 2 .. 8: the warp's first column (32 * f * k - f / 2) at each offset
+     * in a 4-byte word; and float_ssim's own where it is another */
+    int factors[6] = {2, 3, 4, 6, 8, eq_ssim_auto_scale(w, h)};
+    for (int i = 0; i < 6; i++) {
+        int f = factors[i], seen = 0;
+        for (int j = 0; j < i; j++)
+            seen |= factors[j] == f;
+        if (f < 2 || seen)
+            continue;
+        int sw = eq_decimated_size(w, f), sh = eq_decimated_size(h, f);
+        const size_t m = (size_t)sw * sh;
+        float *want = malloc(m * 8), *got = malloc(m * 8);
+        for (int y = 0; y < sh; y++) {
+            eq_ssim_box_decimate_c(fr, w, h, f, y, want + (size_t)y * sw);
+            eq_ssim_box_decimate_c(fd, w, h, f, y, want + m + (size_t)y * sw);
+        }
+        for (size_t a = 0; a < sizeof(misaligns) / sizeof(misaligns[0]); a++) {
+            for (int run = 0; run < 2; run++) {
+                memset(got, 0, m * 8);
+                int err = eq_cuda_stage_ssim_box_samples(ck->cuda, &r.f, &d.f, f, misaligns[a],
+                                                         got, got + m);
+                if (err < 0) {
+                    ck_error(ck, "box_samples", err);
+                    continue;
+                }
+                snprintf(what, sizeof(what), "box_samples /%d %s %dx%d misalign %d: ref", f,
+                         fmt->name, w, h, misaligns[a]);
+                ck_same(ck, what, got, want, m * 4);
+                snprintf(what, sizeof(what), "box_samples /%d %s %dx%d misalign %d: dist", f,
+                         fmt->name, w, h, misaligns[a]);
+                ck_same(ck, what, got + m, want + m, m * 4);
+            }
+        }
+        free(want);
+        free(got);
+    }
+    free(fr);
+    free(fd);
+    free(gr);
+    free(gd);
+    fg_free(&r);
+    fg_free(&d);
+}
+
+/* Stage "ssim_front": check_front on every layout whose component 0 the
+ * kernels read differently (planar, semi-planar, MSB-aligned, packed RGB
+ * with a sample step of 3, 4 or 6 bytes) and on sizes whose rows end in a
+ * short group (odd widths, widths not a multiple of 8 or of a warp's
+ * span). */
+void ck_ssim_front(CkContext *ck)
+{
+    static const FgFormat formats[] = {
+        {"gray8", EQ_LAYOUT_GRAY, 8, 0},         {"yuv420p10", EQ_LAYOUT_YUV420P, 10, 0},
+        {"yuv444p12", EQ_LAYOUT_YUV444P, 12, 0}, {"yuv422p16", EQ_LAYOUT_YUV422P, 16, 0},
+        {"nv12", EQ_LAYOUT_NV12, 8, 0},          {"p010", EQ_LAYOUT_NV12, 10, 1},
+        {"p016", EQ_LAYOUT_NV12, 16, 1},         {"rgb", EQ_LAYOUT_RGB, 8, 0},
+        {"rgbx", EQ_LAYOUT_RGBX, 8, 0},          {"rgb48", EQ_LAYOUT_RGB, 16, 0},
+    };
+    /* --quick's four include rows of several warps at every factor */
+    static const int sizes[][2] = {{11, 11}, {45, 37},   {576, 96},    {301, 44},
+                                   {12, 30}, {577, 323}, {1921, 1081}, {3840, 2160}};
+    int nsizes = ck->full ? 8 : ck->quick ? 4 : 7;
+    uint64_t rng = ck->seed ^ 0x46524f4eull;
+    for (size_t f = 0; f < sizeof(formats) / sizeof(formats[0]); f++)
+        for (int i = 0; i < nsizes; i++) {
+            if (i >= 6 && f > 1)
+                continue; /* the big sizes for two formats */
+            check_front(ck, &formats[f], sizes[i][0], sizes[i][1], &rng);
+        }
 }
 
 void ck_ssim(CkContext *ck)
