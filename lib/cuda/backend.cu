@@ -140,6 +140,10 @@ extern "C" void eq_cuda_close(EqCuda **pcuda)
         cudaEventDestroy(cuda->fork_ev);
     if (cuda->join_ev)
         cudaEventDestroy(cuda->join_ev);
+    if (cuda->ref_ev)
+        cudaEventDestroy(cuda->ref_ev);
+    if (cuda->ref_done_ev)
+        cudaEventDestroy(cuda->ref_done_ev);
     if (cuda->stream)
         cudaStreamDestroy(cuda->stream);
     (void)cudaGetLastError();
@@ -167,6 +171,8 @@ extern "C" int eq_cuda_open(EqCuda **out, const EqSettings *settings, const EqLo
         if (!walk || !*walk)
             walk = EQ_CUDA_WALK_DEFAULT;
         cuda->walk_planned = !strcmp(walk, "plan");
+        const char *split = getenv(EQ_CUDA_SPLIT_ENV);
+        cuda->walk_no_split = split && !strcmp(split, "off");
     }
 
     /* Detection: with no driver (or an old one) the runtime says so here;
@@ -194,6 +200,10 @@ extern "C" int eq_cuda_open(EqCuda **out, const EqSettings *settings, const EqLo
               cudaEventCreateWithFlags(&cuda->fork_ev, cudaEventDisableTiming));
     EQC_CHECK(cuda, EQC_SITE_OTHER,
               cudaEventCreateWithFlags(&cuda->join_ev, cudaEventDisableTiming));
+    EQC_CHECK(cuda, EQC_SITE_OTHER,
+              cudaEventCreateWithFlags(&cuda->ref_ev, cudaEventDisableTiming));
+    EQC_CHECK(cuda, EQC_SITE_OTHER,
+              cudaEventCreateWithFlags(&cuda->ref_done_ev, cudaEventDisableTiming));
     /* Not EQC_SITE_ALLOC: the injected "alloc" fault is meant for scoring. */
     EQC_CHECK(cuda, EQC_SITE_OTHER, cudaMalloc((void **)&cuda->dres, sizeof(EqcResults)));
     EQC_CHECK(cuda, EQC_SITE_OTHER,
@@ -371,8 +381,13 @@ int eqc_upload_pair(EqCuda *cuda, const EqFrame *ref, const EqFrame *dist, EqcFr
         cuda->pinned_cap = total;
     }
 
+    cuda->ref_ready = 0;
     {
+        /* the reference's planes first (ref_ev after them), then the
+         * distorted frame's: work that needs only the reference can start
+         * while the rest is copied */
         uint8_t *stage = (uint8_t *)cuda->pinned;
+        for (int fi = 0; fi < 2; fi++)
         for (int i = 0; i < nbuf; i++) {
             StageJob job;
             int staged[2] = { 0, 0 };
@@ -381,7 +396,7 @@ int eqc_upload_pair(EqCuda *cuda, const EqFrame *ref, const EqFrame *dist, EqcFr
             job.row = row[i];
             job.rows = rows[i];
             job.pitch = pitch[i];
-            for (int f = 0; f < 2; f++) {
+            for (int f = fi; f <= fi; f++) {
                 const uint8_t *src = (const uint8_t *)fr[f]->data[i];
                 ptrdiff_t sstride = rows[i] == 1 ? (ptrdiff_t)row[i] : fr[f]->stride[i];
                 if (host_is_pinned(src)) {
@@ -416,6 +431,10 @@ int eqc_upload_pair(EqCuda *cuda, const EqFrame *ref, const EqFrame *dist, EqcFr
                     EQC_CHECK(cuda, EQC_SITE_COPY,
                               cudaMemcpyAsync(base[f][i], dst[f], pitch[i] * rows[i],
                                               cudaMemcpyHostToDevice, cuda->stream));
+            if (fi == 0 && i == nbuf - 1) {
+                EQC_CHECK(cuda, EQC_SITE_OTHER, cudaEventRecord(cuda->ref_ev, cuda->stream));
+                cuda->ref_ready = 1;
+            }
         }
     }
     frame_views(ref, base[0], pitch, dref);
@@ -543,8 +562,11 @@ extern "C" int eq_cuda_score(EqCuda *cuda, const EqFrame *ref, const EqFrame *di
     EQC_CHECK(cuda, EQC_SITE_OTHER, cudaSetDevice(cuda->device));
     if ((err = eqc_upload_pair(cuda, ref, dist, &dref, &ddist)) < 0)
         goto fail;
-    return run_metrics(cuda, &dref, &ddist, cuda->stream, metrics, out);
+    err = run_metrics(cuda, &dref, &ddist, cuda->stream, metrics, out);
+    cuda->ref_ready = 0;
+    return err;
 fail:
+    cuda->ref_ready = 0;
     cudaStreamSynchronize(cuda->stream);
     (void)cudaGetLastError();
     fail_metrics(out, metrics, err);
@@ -575,6 +597,7 @@ extern "C" int eq_cuda_score_device(EqCuda *cuda, const EqFrame *ref, const EqFr
     EQC_CHECK(cuda, EQC_SITE_OTHER, cudaSetDevice(cuda->device));
     device_views(ref, &dref);
     device_views(dist, &ddist);
+    cuda->ref_ready = 0; /* the caller's frames: nothing was uploaded */
     err = run_metrics(cuda, &dref, &ddist, (cudaStream_t)stream, metrics, out);
     return first_err ? first_err : err;
 fail:

@@ -99,6 +99,15 @@ struct EqcSumTable {
     EqcSumDesc d[EQC_MAX_SUMS];
     long long chunk_off[EQC_MAX_SUMS + 1]; /* first global chunk of each sum */
     long long group_off[EQC_MAX_SUMS + 1]; /* first segment group of each sum */
+    /* Sums of one plane: consecutive sums with the same x, n and stride
+     * (SSIMULACRA2's six sums of a channel read two planes). Chunk c of
+     * plane group k is staged once for its sums gfirst[k] ..
+     * gfirst[k] + gcount[k] - 1; gchunk_off[k] is its first chunk in the
+     * kernels' grid. */
+    int ngroups;
+    int gfirst[EQC_MAX_SUMS];
+    int gcount[EQC_MAX_SUMS];
+    long long gchunk_off[EQC_MAX_SUMS + 1];
 };
 
 /* Where the last launch left its partial results (for the kernel harness). */
@@ -108,6 +117,9 @@ struct EqcSumScratch {
     EqOrdRun *runs;
     EqOrdRun *seg;
     int *seg_len;
+    int *split_idx;     /* per chunk: its record in `split`, or -1 */
+    EqCudaSplit *split; /* pool of split records */
+    int *counters;      /* records made, applied, failed */
     long long total;
 };
 
@@ -140,6 +152,12 @@ struct EqCuda {
     cudaStream_t stream;
     cudaStream_t aux;     /* a second stream for work beside `stream` */
     cudaEvent_t fork_ev, join_ev;
+    /* host frames: recorded on `stream` once the reference's planes are
+     * uploaded (ref_ready: recorded for the frame being scored), so that
+     * SSIMULACRA2 converts the reference on `aux` while the distorted frame
+     * is still being copied; ref_done: that conversion, for `stream` */
+    cudaEvent_t ref_ev, ref_done_ev;
+    int ref_ready;
 
     EqcBuf frame[2][3];   /* uploaded planes of ref and dist */
     void *pinned;         /* pinned staging for host frames */
@@ -154,6 +172,7 @@ struct EqCuda {
     int walk_none_plan;   /* test: plan every chunk "term by term" */
     int runs_no_fast;     /* test: chunk runs without the tie-free fast path */
     int walk_planned;     /* failing chunks: planned pass first (EQ_CUDA_WALK_ENV) */
+    int walk_no_split;    /* no split records (EQ_CUDA_SPLIT_ENV) */
     double s2lut_key[2][8]; /* the EqS2Yuv each S2LUT buffer was built for */
     int s2lut_valid[2];
 

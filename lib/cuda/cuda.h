@@ -56,6 +56,10 @@ int eq_cuda_device_available(char *why, size_t why_size);
  */
 #define EQ_CUDA_WALK_ENV "EXACTQUALITY_CUDA_WALK"
 #define EQ_CUDA_WALK_DEFAULT "plan"
+/* "off": no split records (EqCudaSplit below): every chunk planned term by
+ * term goes to the block's exact add, as before they existed (for
+ * tools/bench_cuda to measure them; the same bits either way). */
+#define EQ_CUDA_SPLIT_ENV "EXACTQUALITY_CUDA_SPLIT"
 
 /*
  * Stage entry points for tests/checkkernels: each runs ONE device stage on
@@ -70,13 +74,21 @@ int eq_cuda_stage_psnr_sse(EqCuda *cuda, const EqFrame *ref, const EqFrame *dist
 
 /* SSIM stages on tight host float planes (lib/cpu/ssim.h's C stages are
  * the references): component 0 of ref and dist to floats (w x h each); the
- * box decimation by `factor`; MS-SSIM's low-pass decimation by 2 (outputs
- * eq_decimated_size on a side); the window terms of one scale ((w-10) x
- * (h-10) windows; s widened to double, as the sums take it). */
+ * box decimation by `factor`; float_ssim's box decimation by `factor`
+ * straight from component 0's samples (2 .. 64; the C reference is
+ * to_float then the box; outputs eq_decimated_size on a side);
+ * MS-SSIM's low-pass decimation by 2 (likewise); the window terms of one
+ * scale ((w-10) x (h-10) windows; s widened to double, as the sums take
+ * it). Where they read samples, `misalign` 0 reads component 0 where the
+ * upload put it (rows on 256 bytes); 1 .. 255 first moves it to that many
+ * bytes past a 256-byte boundary, rows (row bytes + misalign) apart, so
+ * that the kernels' unaligned paths run. */
 int eq_cuda_stage_ssim_to_float(EqCuda *cuda, const EqFrame *ref, const EqFrame *dist,
-                                float *dr, float *dd);
+                                int misalign, float *dr, float *dd);
 int eq_cuda_stage_ssim_box(EqCuda *cuda, const float *src, int w, int h, int factor,
                            float *dst);
+int eq_cuda_stage_ssim_box_samples(EqCuda *cuda, const EqFrame *ref, const EqFrame *dist,
+                                   int factor, int misalign, float *dr, float *dd);
 int eq_cuda_stage_ms_ssim_lpf(EqCuda *cuda, const float *src, int w, int h, float *dst);
 int eq_cuda_stage_ssim_terms(EqCuda *cuda, const float *ref, const float *dist, int w, int h,
                              double *l, double *c, double *s, double *lcs);
@@ -121,12 +133,45 @@ enum {
     EQ_CUDA_TERM_DETAIL4,   /* eq_s2_quartic(eq_s2_detail(x[i])) */
 };
 
+/*
+ * A chunk planned "term by term" (its approximate prefix leaves a binade
+ * inside it) is split by ord_chunk_runs into pieces, in term order: a term
+ * that crosses a binade by the approximate in-chunk prefix (e ==
+ * EQ_CUDA_SPLIT_CROSS: added with the plain add, x is the term) or a
+ * stretch of terms planned under one binade e (run: the run of its non-zero
+ * terms under e). Zero terms belong to no piece (s + 0 == s for every s a
+ * sum can hold). A piece covers the terms from its start to the next
+ * piece's start (the chunk's end for the last). The walk applies the pieces
+ * with the checked eq_ord_apply; the first check that fails hands the rest
+ * of the chunk, from that piece's start, to the block's exact add. Advice
+ * made cheap: a wrong split costs time, never bits.
+ */
+#define EQ_CUDA_SPLIT_MAX 32
+#define EQ_CUDA_SPLIT_CROSS (-32767) /* EQ_ORD_NONE + 1 */
+typedef struct EqCudaSplitPiece {
+    EqOrdRun run;
+    double x;
+    int e;
+    int start; /* index of the piece's first term in the chunk */
+} EqCudaSplitPiece;
+typedef struct EqCudaSplit {
+    int np; /* pieces */
+    int pad;
+    EqCudaSplitPiece p[EQ_CUDA_SPLIT_MAX];
+} EqCudaSplit;
+
 typedef struct EqCudaSumPartials {
     double *chunk_sum;
     int *plan;
     EqOrdRun *runs;
     EqOrdRun *seg; /* meaningful where seg_len > 0 */
     int *seg_len;
+    /* optional (NULL: not copied): per chunk, its split record (np = -1:
+     * none; only chunks planned "term by term" have one) */
+    EqCudaSplit *split;
+    /* split records made, applied whole by the walk, and handed to the
+     * block's exact add part way */
+    int split_made, split_applied, split_failed;
 } EqCudaSumPartials;
 
 /* Chunks of case i (an empty sum has one empty chunk). */

@@ -5,18 +5,21 @@
  * ordsum.cuh). A metric hands over up to EQC_MAX_SUMS sums of device terms
  * at once; the engine leaves each sum's double in the frame's results.
  */
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cuda/ordsum.cuh"
 #include "exact/ssimulacra2.h"
 
-/* The sum a global chunk index belongs to (binary search of the offsets). */
-static __device__ __forceinline__ int sum_of_chunk(const EqcSumTable *t, long long g)
+/* The plane group a kernel chunk index belongs to (binary search of the
+ * offsets). */
+static __device__ __forceinline__ int group_of_chunk(const EqcSumTable *t, long long g)
 {
-    int lo = 0, hi = t->nsums - 1;
+    int lo = 0, hi = t->ngroups - 1;
     while (lo < hi) {
         int mid = (lo + hi + 1) >> 1;
-        if (t->chunk_off[mid] <= g)
+        if (t->gchunk_off[mid] <= g)
             lo = mid;
         else
             hi = mid - 1;
@@ -62,6 +65,21 @@ static __device__ __forceinline__ void terms_of(int kind, double v[K])
     }
 }
 
+/* The kind whose term is eq_s2_quartic of kind k's term (-1: none). */
+static __device__ __forceinline__ int quartic_of(int k)
+{
+    switch (k) {
+    case EQC_TERM_X:
+        return EQC_TERM_QUARTIC;
+    case EQC_TERM_ARTIFACT:
+        return EQC_TERM_ARTIFACT4;
+    case EQC_TERM_DETAIL:
+        return EQC_TERM_DETAIL4;
+    default:
+        return -1;
+    }
+}
+
 /* Terms past the end are 0.0 (and not counted in *nt). The loads read a
  * clamped index (the last term) and select, so that they carry no branch. */
 static __device__ __forceinline__ void load_terms(const EqcSumDesc &d, long long c,
@@ -83,11 +101,12 @@ static __device__ __forceinline__ void load_terms(const EqcSumDesc &d, long long
 #define RUNS_WARPS 4
 #define RUNS_ROW (32 + 1)
 
-/* One warp's chunk of terms (count >= 1 of them) into its shared rows: 16
- * loads of a lane in flight at once (clamped index, no branch), twice, the
- * terms formed after; terms past the end are 0.0. Lane l then finds the
- * chunk's terms 32l .. 32l+31 at st + l * RUNS_ROW (rows of 33 doubles: the
- * stores and the lanes' reads are free of bank conflicts). */
+/* One warp's chunk of x (count >= 1 values) into its shared rows: 16
+ * loads of a lane in flight at once (clamped index, no branch), twice;
+ * values past the end are 0.0. Lane l then finds the chunk's values
+ * 32l .. 32l+31 at st + l * RUNS_ROW (rows of 33 doubles: the stores and
+ * the lanes' reads are free of bank conflicts). The sums of a plane group
+ * form their terms from these values (lane_terms). */
 static __device__ __forceinline__ void stage_chunk(const EqcSumDesc &d, long long first,
                                                    int count, double *st, int lane)
 {
@@ -109,7 +128,6 @@ static __device__ __forceinline__ void stage_chunk(const EqcSumDesc &d, long lon
                 raw[j] = i < count ? raw[j] : 0.0;
             }
         }
-        terms_of<16>(d.kind, raw);
 #pragma unroll
         for (int j = 0; j < 16; j++)
             st[(h + j) * RUNS_ROW + lane] = raw[j];
@@ -117,11 +135,33 @@ static __device__ __forceinline__ void stage_chunk(const EqcSumDesc &d, long lon
     __syncwarp();
 }
 
+/* The prologue of both chunk kernels: warp G's plane group, its chunk c
+ * and the chunk's count of values (<= 0: an empty sum's one chunk). */
+struct GroupChunk {
+    int s0, k;       /* sums s0 .. s0 + k - 1 */
+    long long c, first;
+    int count;
+};
+
+static __device__ __forceinline__ GroupChunk group_chunk(const EqcSumTable *t, long long G)
+{
+    GroupChunk q;
+    const int gi = group_of_chunk(t, G);
+    q.s0 = t->gfirst[gi];
+    q.k = t->gcount[gi];
+    q.c = G - t->gchunk_off[gi];
+    q.first = q.c * EQC_ORD_CHUNK;
+    const long long n = t->d[q.s0].n;
+    q.count = n - q.first < EQC_ORD_CHUNK ? (int)(n - q.first) : EQC_ORD_CHUNK;
+    return q;
+}
+
 /* Approximate sum of each chunk, in eq_ordsum_chunk_sums()'s grouping: the
  * chunk's 256 "lanes" of 4 terms each add their terms in order from 0.0,
  * the ordered tree inside each group of 64 lanes, the groups in order from
- * 0.0. One warp per chunk: lane l holds the lanes 8l .. 8l+7 (the chunk's
- * terms 32l .. 32l+31) and does the tree's first three steps itself, the
+ * 0.0. One warp per chunk of a plane group, staged once for the group's
+ * sums: lane l holds the lanes 8l .. 8l+7 (the chunk's terms 32l ..
+ * 32l+31) and, for each sum, does the tree's first three steps itself, the
  * next three across lanes (a group of 64 lanes is 8 warp lanes). */
 __global__ void __launch_bounds__(32 * RUNS_WARPS, 6)
 ord_chunk_sums_kernel(const EqcSumTable *t, double *chunk_sum, unsigned char *zero,
@@ -129,60 +169,67 @@ ord_chunk_sums_kernel(const EqcSumTable *t, double *chunk_sum, unsigned char *ze
 {
     __shared__ double stage[RUNS_WARPS][32 * RUNS_ROW];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const long long g = (long long)blockIdx.x * RUNS_WARPS + warp;
-    if (g >= total)
+    const long long G = (long long)blockIdx.x * RUNS_WARPS + warp;
+    if (G >= total)
         return; /* whole warps only: no block barrier below */
-    const int s = sum_of_chunk(t, g);
-    const EqcSumDesc d = t->d[s];
-    const long long first = (g - t->chunk_off[s]) * EQC_ORD_CHUNK;
-    const int count = d.n - first < EQC_ORD_CHUNK ? (int)(d.n - first) : EQC_ORD_CHUNK;
-    if (count <= 0) {
+    const GroupChunk q = group_chunk(t, G);
+    if (q.count <= 0) {
         /* an empty sum's one chunk */
-        if (lane == 0) {
-            chunk_sum[g] = 0.0;
-            zero[g] = 1;
-        }
+        if (lane == 0)
+            for (int j = 0; j < q.k; j++) {
+                const long long g = t->chunk_off[q.s0 + j] + q.c;
+                chunk_sum[g] = 0.0;
+                zero[g] = 1;
+            }
         return;
     }
     double *st = stage[warp];
-    stage_chunk(d, first, count, st, lane);
+    stage_chunk(t->d[q.s0], q.first, q.count, st, lane);
     const double *mine = st + lane * RUNS_ROW;
-    double ls[8];
-    int nonzero = 0;
+    for (int j = 0; j < q.k; j++) {
+        const int kind = t->d[q.s0 + j].kind;
+        double ls[8];
+        int nonzero = 0;
 #pragma unroll
-    for (int i = 0; i < 8; i++) {
-        double a = 0.0;
+        for (int i = 0; i < 8; i++) {
+            double v[EQC_ORD_TPL], a = 0.0;
 #pragma unroll
-        for (int j = 0; j < EQC_ORD_TPL; j++) {
-            const double v = mine[i * EQC_ORD_TPL + j];
-            a += v; /* past the end: lane sums of 0.0 terms, as the host's */
-            nonzero |= v != 0.0;
+            for (int u = 0; u < EQC_ORD_TPL; u++)
+                v[u] = mine[i * EQC_ORD_TPL + u];
+            terms_of<EQC_ORD_TPL>(kind, v);
+#pragma unroll
+            for (int u = 0; u < EQC_ORD_TPL; u++) {
+                a += v[u]; /* past the end: lane sums of 0.0 terms, as the host's */
+                nonzero |= v[u] != 0.0;
+            }
+            ls[i] = a;
         }
-        ls[i] = a;
-    }
-    /* steps 1, 2, 4 of the tree inside the lane, 8, 16, 32 across lanes */
+        /* steps 1, 2, 4 of the tree inside the lane, 8, 16, 32 across lanes */
 #pragma unroll
-    for (int k = 1; k < 8; k *= 2)
+        for (int k = 1; k < 8; k *= 2)
 #pragma unroll
-        for (int i = 0; i + k < 8; i += 2 * k)
-            ls[i] += ls[i + k];
-    double gsum = ls[0];
-    for (int k = 1; k < 8; k *= 2) {
-        const double o = __shfl_down_sync(0xffffffffu, gsum, k);
-        if ((lane & (2 * k - 1)) == 0)
-            gsum += o;
-    }
-    nonzero = __any_sync(0xffffffffu, nonzero);
-    const double g1 = __shfl_sync(0xffffffffu, gsum, 8), g2 = __shfl_sync(0xffffffffu, gsum, 16),
-                 g3 = __shfl_sync(0xffffffffu, gsum, 24);
-    if (lane == 0) {
-        double acc = 0.0;
-        acc += gsum;
-        acc += g1;
-        acc += g2;
-        acc += g3;
-        chunk_sum[g] = acc;
-        zero[g] = !nonzero;
+            for (int i = 0; i + k < 8; i += 2 * k)
+                ls[i] += ls[i + k];
+        double gsum = ls[0];
+        for (int k = 1; k < 8; k *= 2) {
+            const double o = __shfl_down_sync(0xffffffffu, gsum, k);
+            if ((lane & (2 * k - 1)) == 0)
+                gsum += o;
+        }
+        nonzero = __any_sync(0xffffffffu, nonzero);
+        const double g1 = __shfl_sync(0xffffffffu, gsum, 8),
+                     g2 = __shfl_sync(0xffffffffu, gsum, 16),
+                     g3 = __shfl_sync(0xffffffffu, gsum, 24);
+        if (lane == 0) {
+            const long long g = t->chunk_off[q.s0 + j] + q.c;
+            double acc = 0.0;
+            acc += gsum;
+            acc += g1;
+            acc += g2;
+            acc += g3;
+            chunk_sum[g] = acc;
+            zero[g] = !nonzero;
+        }
     }
 }
 
@@ -190,8 +237,8 @@ ord_chunk_sums_kernel(const EqcSumTable *t, double *chunk_sum, unsigned char *ze
  * and after each chunk, as the host pipeline plans; the scan's grouping is
  * advice) or, in tree mode, the tree total. */
 __global__ void __launch_bounds__(EQC_ORD_LANES)
-ord_plan_kernel(const EqcSumTable *t, const double *chunk_sum, int *plan, double *out,
-                int tree_mode)
+ord_plan_kernel(const EqcSumTable *t, const double *chunk_sum, int *plan, double *approx,
+                double *out, int tree_mode)
 {
     __shared__ double part[EQC_ORD_LANES];
     const int s = blockIdx.x;
@@ -225,7 +272,10 @@ ord_plan_kernel(const EqcSumTable *t, const double *chunk_sum, int *plan, double
         prefix = 0.0;
     for (long long c = a; c < b; c++) {
         const double next = prefix + chunk_sum[off + c];
-        plan[off + c] = eq_ord_plan_chunk(prefix, next);
+        const int e = eq_ord_plan_chunk(prefix, next);
+        plan[off + c] = e;
+        if (e == EQ_ORD_NONE)
+            approx[off + c] = prefix; /* for the chunk's split record */
         prefix = next;
     }
 }
@@ -277,37 +327,169 @@ static __device__ __forceinline__ void push_fast(LaneFast *l, double x, int e)
     l->hi = l->hi > l->d ? l->hi : l->d;
 }
 
-__global__ void __launch_bounds__(32 * RUNS_WARPS, 6)
-ord_chunk_runs_kernel(const EqcSumTable *t, const int *plan, EqOrdRun *runs, long long total,
-                      int no_fast)
-{
-    __shared__ double stage[RUNS_WARPS][32 * RUNS_ROW];
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const long long g = (long long)blockIdx.x * RUNS_WARPS + warp;
-    if (g >= total)
-        return; /* whole warps only: no block barrier below */
-    const int s = sum_of_chunk(t, g);
-    const EqcSumDesc d = t->d[s];
-    const long long c = g - t->chunk_off[s];
-    const int e = plan[g];
-    if (e == EQ_ORD_NONE) {
-        if (lane == 0)
-            runs[g] = eq_ord_poison();
-        return;
-    }
-    const long long first = c * EQC_ORD_CHUNK;
-    const int count = d.n - first < EQC_ORD_CHUNK ? (int)(d.n - first) : EQC_ORD_CHUNK;
-    if (count <= 0) {
-        /* an empty sum's chunk (planned "none" by its zero prefix anyway) */
-        if (lane == 0)
-            runs[g] = eq_ord_empty();
-        return;
-    }
-    double *st = stage[warp];
-    stage_chunk(d, first, count, st, lane);
-    const double *mine = st + lane * RUNS_ROW;
-    const int nt = min(max(count - lane * 32, 0), 32);
+/* ---- split records (EqCudaSplit, lib/cuda/cuda.h) ---- */
 
+static_assert(EQ_CUDA_SPLIT_CROSS == EQC_PLAN_CROSS, "one code for a crossing term");
+#define SPLIT_NOCODE INT_MIN /* no non-zero term yet */
+
+/* A non-zero term's piece code under the approximate prefix `cur` before
+ * it: the binade cur and cur + x share, or EQ_CUDA_SPLIT_CROSS. */
+static __device__ __forceinline__ int split_code(double cur, double x)
+{
+    const int eb = eq_ord_plan_binade(cur), ea = eq_ord_plan_binade(cur + x);
+    return eb == ea && eb != EQ_ORD_NONE ? eb : EQ_CUDA_SPLIT_CROSS;
+}
+
+static __device__ __forceinline__ EqOrdSegRun shfl_up_seg(const EqOrdSegRun &r, int k)
+{
+    EqOrdSegRun o;
+    o.run = eqc_shfl_up(r.run, k);
+    o.head = __shfl_up_sync(0xffffffffu, r.head, k);
+    return o;
+}
+
+/*
+ * One warp splits its staged chunk (lane l: terms 32l .. 32l+31 at `mine`)
+ * into pieces, with `approx` the approximate sum before the chunk (the
+ * plan's prefix). The approximate prefix inside the chunk is advice (lane
+ * totals, a warp scan); each non-zero term gets its code (split_code), a
+ * piece starts at every crossing term and wherever the code changes. The
+ * pieces' runs are composed across lanes by a segmented scan: a lane closes
+ * the pieces that start and end in it, its first head closes the piece
+ * open from the lanes before it (their carried run), lane 31 closes the
+ * last one. Returns the record's index in the pool, or -1 (too many
+ * pieces, pool full).
+ */
+static __device__ int split_chunk(const double *mine, double approx, int lane, EqCudaSplit *pool,
+                                  int pool_cap, int *counters)
+{
+    double ls = 0.0;
+#pragma unroll
+    for (int k = 0; k < 32; k++)
+        ls += mine[k];
+    double inc = ls;
+    for (int o = 1; o < 32; o *= 2) {
+        const double t = __shfl_up_sync(0xffffffffu, inc, o);
+        if (lane >= o)
+            inc += t;
+    }
+    double ex = __shfl_up_sync(0xffffffffu, inc, 1);
+    const double base = approx + (lane ? ex : 0.0);
+
+    /* the code of the last non-zero term of lanes 0 .. lane-1 */
+    int last = SPLIT_NOCODE;
+    {
+        double cur = base;
+        for (int k = 0; k < 32; k++) {
+            const double x = mine[k];
+            if (x != 0.0) {
+                last = split_code(cur, x);
+                cur += x;
+            }
+        }
+    }
+    for (int o = 1; o < 32; o *= 2) {
+        const int t = __shfl_up_sync(0xffffffffu, last, o);
+        if (lane >= o && last == SPLIT_NOCODE)
+            last = t;
+    }
+    const int last_all = __shfl_sync(0xffffffffu, last, 31);
+    int prev_in = __shfl_up_sync(0xffffffffu, last, 1);
+    if (lane == 0)
+        prev_in = SPLIT_NOCODE;
+
+    /* heads: how many pieces start in this lane, and before it */
+    int nh = 0;
+    {
+        double cur = base;
+        int c = prev_in;
+        for (int k = 0; k < 32; k++) {
+            const double x = mine[k];
+            if (x != 0.0) {
+                const int code = split_code(cur, x);
+                nh += code == EQ_CUDA_SPLIT_CROSS || code != c;
+                c = code;
+                cur += x;
+            }
+        }
+    }
+    int incn = nh;
+    for (int o = 1; o < 32; o *= 2) {
+        const int t = __shfl_up_sync(0xffffffffu, incn, o);
+        if (lane >= o)
+            incn += t;
+    }
+    const int np = __shfl_sync(0xffffffffu, incn, 31), pb = incn - nh;
+    if (np > EQ_CUDA_SPLIT_MAX)
+        return -1;
+    int slot = 0;
+    if (lane == 0)
+        slot = atomicAdd(&counters[0], 1);
+    slot = __shfl_sync(0xffffffffu, slot, 0);
+    if (slot >= pool_cap)
+        return -1;
+    EqCudaSplit *rec = pool + slot;
+    if (lane == 0)
+        rec->np = np;
+
+    /* the pieces: runs of the stretches under their binades */
+    EqOrdRun r = eq_ord_empty(), before_head = eq_ord_empty();
+    int p = pb - 1, had_head = 0;
+    {
+        double cur = base;
+        int c = prev_in;
+        for (int k = 0; k < 32; k++) {
+            const double x = mine[k];
+            if (x == 0.0)
+                continue;
+            const int code = split_code(cur, x);
+            if (code == EQ_CUDA_SPLIT_CROSS || code != c) {
+                if (had_head) {
+                    if (c != EQ_CUDA_SPLIT_CROSS)
+                        rec->p[p].run = r; /* opened and closed in this lane */
+                } else {
+                    before_head = r; /* closes the piece open before this lane */
+                }
+                p++;
+                had_head = 1;
+                rec->p[p].e = code;
+                rec->p[p].start = lane * 32 + k;
+                rec->p[p].x = x;
+                r = eq_ord_empty();
+            }
+            if (code != EQ_CUDA_SPLIT_CROSS)
+                eq_ord_push(&r, x, code);
+            c = code;
+            cur += x;
+        }
+    }
+    EqOrdSegRun agg, incs;
+    agg.run = r;
+    agg.head = had_head;
+    incs = agg;
+    for (int o = 1; o < 32; o *= 2) {
+        const EqOrdSegRun t = shfl_up_seg(incs, o);
+        if (lane >= o)
+            incs = eq_ord_seg_combine(t, incs);
+    }
+    EqOrdSegRun exs = shfl_up_seg(incs, 1);
+    if (lane == 0) {
+        exs.run = eq_ord_empty();
+        exs.head = 0;
+    }
+    if (had_head && pb >= 1 && prev_in != EQ_CUDA_SPLIT_CROSS)
+        rec->p[pb - 1].run = eq_ord_compose(exs.run, before_head);
+    if (lane == 31 && np > 0 && last_all != EQ_CUDA_SPLIT_CROSS)
+        rec->p[np - 1].run = incs.run;
+    return slot;
+}
+
+/* One chunk's run under its binade e (not EQ_ORD_NONE), lane l holding
+ * the terms 32l .. 32l+31 (nt of them real) at `mine`; the run is lane 0's
+ * result. */
+static __device__ __forceinline__ EqOrdRun chunk_run(const double *mine, int nt, int e,
+                                                     int no_fast, int lane)
+{
     /* Lanes of non-negative terms (every lane of SSIMULACRA2's sums): both
      * parities' runs in double arithmetic, ties included
      * (eq_ord_run_scaled; the 32 staged terms, those past the end +0.0,
@@ -370,8 +552,81 @@ ord_chunk_runs_kernel(const EqcSumTable *t, const int *plan, EqOrdRun *runs, lon
                 r = eq_ord_compose(r, o);
         }
     }
-    if (lane == 0)
-        runs[g] = r;
+    return r;
+}
+
+__global__ void __launch_bounds__(32 * RUNS_WARPS, 6)
+ord_chunk_runs_kernel(const EqcSumTable *t, const int *plan, EqOrdRun *runs, long long total,
+                      int no_fast, const double *approx, const unsigned char *zero,
+                      int *split_idx, EqCudaSplit *pool, int pool_cap, int *counters)
+{
+    __shared__ double stage[RUNS_WARPS][32 * RUNS_ROW];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const long long G = (long long)blockIdx.x * RUNS_WARPS + warp;
+    if (G >= total)
+        return; /* whole warps only: no block barrier below */
+    const GroupChunk q = group_chunk(t, G);
+    if (q.count <= 0) {
+        /* an empty sum's chunk (planned "none" by its zero prefix anyway) */
+        if (lane == 0)
+            for (int j = 0; j < q.k; j++) {
+                const long long g = t->chunk_off[q.s0 + j] + q.c;
+                runs[g] = plan[g] == EQ_ORD_NONE ? eq_ord_poison() : eq_ord_empty();
+                split_idx[g] = -1;
+            }
+        return;
+    }
+    double *st = stage[warp];
+    double *mine = st + lane * RUNS_ROW;
+    stage_chunk(t->d[q.s0], q.first, q.count, st, lane);
+    const int nt = min(max(q.count - lane * 32, 0), 32);
+    int held = EQC_TERM_X; /* what the rows hold now */
+    for (int j = 0; j < q.k; j++) {
+        const long long g = t->chunk_off[q.s0 + j] + q.c;
+        const int e = plan[g], kind = t->d[q.s0 + j].kind;
+        /* this sum's terms in the rows: formed in place from x, or the
+         * quartic of the held term where this kind is that (d -> d^4,
+         * max(d1, 0) -> its quartic, ...), else x staged again (from L2:
+         * this warp read it a moment ago) */
+        int todo = kind;
+        if (kind != held) {
+            if (kind == quartic_of(held)) {
+                todo = EQC_TERM_QUARTIC;
+            } else if (held != EQC_TERM_X) {
+                __syncwarp();
+                stage_chunk(t->d[q.s0], q.first, q.count, st, lane);
+            }
+#pragma unroll
+            for (int i = 0; i < 32; i += EQC_ORD_TPL) {
+                double v[EQC_ORD_TPL];
+#pragma unroll
+                for (int u = 0; u < EQC_ORD_TPL; u++)
+                    v[u] = mine[i + u];
+                terms_of<EQC_ORD_TPL>(todo, v);
+#pragma unroll
+                for (int u = 0; u < EQC_ORD_TPL; u++)
+                    mine[i + u] = v[u];
+            }
+            held = kind;
+        }
+        if (e == EQ_ORD_NONE) {
+            /* planned term by term: split into pieces (zero chunks are
+             * stepped over by the walk) */
+            int slot = -1;
+            if (!zero[g] && pool_cap > 0)
+                slot = split_chunk(mine, approx[g], lane, pool, pool_cap, counters);
+            if (lane == 0) {
+                runs[g] = eq_ord_poison();
+                split_idx[g] = slot;
+            }
+            continue;
+        }
+        const EqOrdRun r = chunk_run(mine, nt, e, no_fast, lane);
+        if (lane == 0) {
+            runs[g] = r;
+            split_idx[g] = -1;
+        }
+    }
 }
 
 /* Per aligned group of EQC_ORD_SEG chunks of one sum: the segmented
@@ -381,7 +636,8 @@ ord_chunk_runs_kernel(const EqcSumTable *t, const int *plan, EqOrdRun *runs, lon
  * Block g covers group g of the table. */
 __global__ void __launch_bounds__(EQC_ORD_SEG)
 ord_segments_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs,
-                    EqOrdRun *seg, int *seg_len)
+                    const unsigned char *zero, EqOrdRun *seg, int *seg_len,
+                    unsigned char *gzero)
 {
     __shared__ EqOrdSegRun v[EQC_ORD_SEG];
     __shared__ int head[EQC_ORD_SEG + 1];
@@ -411,7 +667,10 @@ ord_segments_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs,
     }
     if (j == 0)
         head[n] = 1;
-    __syncthreads();
+    /* the group's "every term zero" flag, for the walk's whole groups */
+    const int all_zero = __syncthreads_and(j < n ? zero[off + c] : 1);
+    if (j == 0)
+        gzero[gidx] = (unsigned char)all_zero;
     for (int k = 1; k < EQC_ORD_SEG; k *= 2) {
         EqOrdSegRun nv;
         const int write = j < n && j >= k;
@@ -442,6 +701,7 @@ ord_segments_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs,
 }
 
 #define WALK_BATCH 256
+#define EQC_SPLIT_POOL 4096
 
 struct WalkShared {
     EqOrdRun run[WALK_BATCH];
@@ -449,64 +709,152 @@ struct WalkShared {
     int plan[WALK_BATCH];
     int seg_len[WALK_BATCH];
     unsigned char zero[WALK_BATCH];
+    int split[WALK_BATCH];
     double s;
     long long next;
+    int pos0;
     EqcExactShared ex;
 };
 
 /* Per sum, the exact running sum from +0.0: segments and chunks applied by
  * lane 0 while their checks pass, a failing chunk added exactly by the
  * whole block. */
+/* Warp 0 applies the pieces of a split chunk to the exact sum *x (every
+ * lane the same arithmetic on the same values): lane p loads piece p (one
+ * load latency for the record, np <= 32), the pieces then reach all lanes
+ * by shuffles, in order. Returns -1 when every piece was added; otherwise
+ * the start of the first piece whose check failed, *x then being the exact
+ * sum of the terms before it. */
+static_assert(EQ_CUDA_SPLIT_MAX <= 32, "one piece per lane");
+static __device__ int split_walk(const EqCudaSplit *rec, double *x, int lane)
+{
+    const int np = rec->np;
+    EqCudaSplitPiece mine;
+    if (lane < np)
+        mine = rec->p[lane];
+    for (int p = 0; p < np; p++) {
+        const int e = __shfl_sync(0xffffffffu, mine.e, p);
+        if (e == EQ_CUDA_SPLIT_CROSS) {
+            *x = *x + __shfl_sync(0xffffffffu, mine.x, p); /* the loop's own add */
+            continue;
+        }
+        EqOrdRun r;
+        for (int q = 0; q < 2; q++) {
+            r.d[q] = __shfl_sync(0xffffffffu, mine.run.d[q], p);
+            r.lo[q] = __shfl_sync(0xffffffffu, mine.run.lo[q], p);
+            r.hi[q] = __shfl_sync(0xffffffffu, mine.run.hi[q], p);
+        }
+        if (!eq_ord_apply(x, &r, e))
+            return __shfl_sync(0xffffffffu, mine.start, p);
+    }
+    return -1;
+}
+
+/* Warp 0 applies whole aligned segment groups from chunk `base` (a
+ * multiple of EQC_ORD_SEG): lane j reads group j's record (its segment run
+ * when one segment covers the group, or "every chunk zero"), then every
+ * lane applies them in order (shuffles) until one is neither. Returns the
+ * number of groups added; *x is exact after them. */
+static __device__ int walk_groups(const EqcSumTable *t, int s, long long base, long long nch,
+                                  const int *plan, const EqOrdRun *seg, const int *seg_len,
+                                  const unsigned char *gzero, double *x, int lane)
+{
+    const long long off = t->chunk_off[s];
+    const long long gs = base + (long long)lane * EQC_ORD_SEG;
+    int kind = 0, e = EQ_ORD_NONE; /* kind 1: one segment, 2: zero chunks only */
+    EqOrdRun r = eq_ord_empty();
+    if (gs < nch) {
+        const int glen = nch - gs < EQC_ORD_SEG ? (int)(nch - gs) : EQC_ORD_SEG;
+        if (gzero[t->group_off[s] + gs / EQC_ORD_SEG]) {
+            kind = 2;
+        } else {
+            e = plan[off + gs];
+            if (e != EQ_ORD_NONE && seg_len[off + gs] == glen) {
+                kind = 1;
+                r = seg[off + gs];
+            }
+        }
+    }
+    int j = 0;
+    for (; j < 32; j++) {
+        const int k = __shfl_sync(0xffffffffu, kind, j);
+        if (k == 2 && ((eq_ord_bits(*x) >> 52) & 0x7ff) != 0x7ff)
+            continue; /* s + 0 == s (s is never -0.0) */
+        if (k != 1)
+            break;
+        EqOrdRun rr;
+        for (int q = 0; q < 2; q++) {
+            rr.d[q] = __shfl_sync(0xffffffffu, r.d[q], j);
+            rr.lo[q] = __shfl_sync(0xffffffffu, r.lo[q], j);
+            rr.hi[q] = __shfl_sync(0xffffffffu, r.hi[q], j);
+        }
+        if (!eq_ord_apply(x, &rr, __shfl_sync(0xffffffffu, e, j)))
+            break;
+    }
+    return j;
+}
+
+/* Per sum, the exact running sum from +0.0. Warp 0 first adds whole
+ * aligned groups of EQC_ORD_SEG chunks (walk_groups: one segment run per
+ * group, or a group of zero chunks), 32 groups' records loaded at once.
+ * Where a group is neither (a chunk planned term by term, a plan that
+ * changes inside it) or its check fails, the group is staged in shared
+ * memory and walked chunk by chunk: segments and chunk runs with the
+ * checked apply, split records piece by piece, and a chunk that fails is
+ * added exactly by the whole block from the failing term on. */
 __global__ void __launch_bounds__(EQC_ORD_LANES)
 ord_walk_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs,
-                const EqOrdRun *seg, const int *seg_len, const unsigned char *zero, double *out,
-                int none_plan, int planned)
+                const EqOrdRun *seg, const int *seg_len, const unsigned char *zero,
+                const unsigned char *gzero, const int *split_idx, const EqCudaSplit *pool,
+                int *counters, double *out, int none_plan, int planned)
 {
     __shared__ WalkShared sh;
     const int s = blockIdx.x;
     const EqcSumDesc d = t->d[s];
     const long long off = t->chunk_off[s], nch = t->chunk_off[s + 1] - off;
-    double sum = 0.0;
-    /* Thread i stages chunk i of a batch (WALK_BATCH == the block). The
-     * records of the next batch are loaded into registers while lane 0
-     * walks this one (all loads independent: a segment run is read
-     * whether or not the chunk heads a segment, and used only where it
-     * does), and stored at the start of the next iteration. */
-    static_assert(WALK_BATCH == EQC_ORD_LANES, "one chunk record per thread");
     const int i = threadIdx.x;
-    EqOrdRun n_run, n_seg;
-    int n_plan = EQ_ORD_NONE, n_len = 0;
-    unsigned char n_zero = 0;
-#define WALK_LOAD(b)                                                                      \
-    do {                                                                                  \
-        if ((b) + i < nch) {                                                              \
-            const long long j_ = off + (b) + i;                                           \
-            n_run = runs[j_];                                                             \
-            n_seg = seg[j_];                                                              \
-            n_plan = none_plan ? EQ_ORD_NONE : plan[j_];                                  \
-            n_len = none_plan ? 0 : seg_len[j_];                                          \
-            n_zero = none_plan ? 0 : zero[j_];                                            \
-        }                                                                                 \
-    } while (0)
-    WALK_LOAD(0);
-
-    for (long long base = 0; base < nch; base += WALK_BATCH) {
-        const int nb = nch - base < WALK_BATCH ? (int)(nch - base) : WALK_BATCH;
+    double sum = 0.0;
+    static_assert(WALK_BATCH >= EQC_ORD_SEG && EQC_ORD_SEG <= EQC_ORD_LANES, "a group a batch");
+    long long base = 0;
+    while (base < nch) {
+        if (!none_plan) {
+            if (threadIdx.x < 32) {
+                double x = sum;
+                const int adv = walk_groups(t, s, base, nch, plan, seg, seg_len, gzero, &x,
+                                            threadIdx.x);
+                if (threadIdx.x == 0) {
+                    sh.s = x;
+                    sh.next = adv;
+                }
+            }
+            __syncthreads();
+            sum = sh.s;
+            const long long adv = sh.next;
+            __syncthreads();
+            if (adv > 0) {
+                base += adv * EQC_ORD_SEG;
+                continue;
+            }
+        }
+        /* one group, chunk by chunk */
+        const int nb = nch - base < EQC_ORD_SEG ? (int)(nch - base) : EQC_ORD_SEG;
         if (i < nb) {
-            sh.plan[i] = n_plan;
-            sh.seg_len[i] = n_len;
-            sh.zero[i] = n_zero;
-            sh.run[i] = n_run;
-            sh.seg[i] = n_seg;
+            const long long j = off + base + i;
+            sh.run[i] = runs[j];
+            sh.seg[i] = seg[j];
+            sh.plan[i] = none_plan ? EQ_ORD_NONE : plan[j];
+            sh.seg_len[i] = none_plan ? 0 : seg_len[j];
+            sh.zero[i] = none_plan ? 0 : zero[j];
+            sh.split[i] = none_plan ? -1 : split_idx[j];
         }
         __syncthreads();
-        if (base + WALK_BATCH < nch)
-            WALK_LOAD(base + WALK_BATCH);
         int c = 0;
         while (c < nb) {
-            if (threadIdx.x == 0) {
+            if (threadIdx.x < 32) {
+                /* warp 0 walks, every lane alike (lane 0 writes) */
+                const int lane = threadIdx.x;
                 double x = sum;
-                int k = c;
+                int k = c, pos0 = 0;
                 while (k < nb) {
                     int len = sh.seg_len[k];
                     if (len > 1 && eq_ord_apply(&x, &sh.seg[k], sh.plan[k])) {
@@ -514,22 +862,41 @@ ord_walk_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs,
                         continue;
                     }
                     /* the segment failed: its chunks one by one; a zero
-                     * chunk leaves a finite s (never -0.0) as it is */
+                     * chunk leaves a finite s (never -0.0) as it is; a chunk
+                     * planned term by term goes by its split record */
                     int end = k + (len > 1 ? len : 1);
-                    const int finite = ((eq_ord_bits(x) >> 52) & 0x7ff) != 0x7ff;
-                    while (k < end && ((sh.zero[k] && finite) ||
-                                       (sh.plan[k] != EQ_ORD_NONE &&
-                                        eq_ord_apply(&x, &sh.run[k], sh.plan[k]))))
-                        k++;
+                    while (k < end) {
+                        if (sh.zero[k] && ((eq_ord_bits(x) >> 52) & 0x7ff) != 0x7ff) {
+                            k++;
+                        } else if (sh.plan[k] != EQ_ORD_NONE) {
+                            if (!eq_ord_apply(&x, &sh.run[k], sh.plan[k]))
+                                break;
+                            k++;
+                        } else if (sh.split[k] >= 0) {
+                            pos0 = split_walk(pool + sh.split[k], &x, lane);
+                            if (lane == 0)
+                                atomicAdd(&counters[pos0 < 0 ? 1 : 2], 1);
+                            if (pos0 >= 0)
+                                break;
+                            pos0 = 0;
+                            k++;
+                        } else {
+                            break;
+                        }
+                    }
                     if (k < end)
                         break; /* chunk k fails its check */
                 }
-                sh.s = x;
-                sh.next = k;
+                if (lane == 0) {
+                    sh.s = x;
+                    sh.next = k;
+                    sh.pos0 = pos0;
+                }
             }
             __syncthreads();
             sum = sh.s;
             c = (int)sh.next;
+            const int pos0 = sh.pos0;
             __syncthreads();
             if (c < nb) {
                 double v[EQC_ORD_TPL];
@@ -538,15 +905,15 @@ ord_walk_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs,
                 long long first = (base + c) * EQC_ORD_CHUNK;
                 int count = d.n - first < EQC_ORD_CHUNK ? (int)(d.n - first) : EQC_ORD_CHUNK;
                 (void)nt;
-                sum = eqc_block_exact_add(sum, v, count, &sh.ex, planned);
+                sum = eqc_block_exact_add(sum, v, count, &sh.ex, planned, pos0);
                 c++;
                 /* a chunk inside a segment that failed: the rest of the
                  * segment's chunks are tried one by one (seg_len 0 there) */
             }
         }
         __syncthreads();
+        base += nb;
     }
-#undef WALK_LOAD
     if (threadIdx.x == 0)
         out[d.out] = sum;
 }
@@ -583,41 +950,70 @@ int eqc_sums_launch(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double *do
     }
     ht->chunk_off[nsums] = total;
     ht->group_off[nsums] = groups;
+    /* plane groups: runs of sums over the same terms' plane */
+    long long gtotal = 0;
+    for (int i = 0; i < nsums; i++) {
+        const EqcSumDesc *a = &descs[i], *b = i ? &descs[i - 1] : NULL;
+        if (b && a->x == b->x && a->n == b->n && a->stride == b->stride) {
+            ht->gcount[ht->ngroups - 1]++;
+            continue;
+        }
+        ht->gfirst[ht->ngroups] = i;
+        ht->gcount[ht->ngroups] = 1;
+        ht->gchunk_off[ht->ngroups] = gtotal;
+        ht->ngroups++;
+        gtotal += ht->chunk_off[i + 1] - ht->chunk_off[i];
+    }
+    ht->gchunk_off[ht->ngroups] = gtotal;
 
-    const size_t need =
-        (size_t)total * (sizeof(double) + 2 * sizeof(int) + 2 * sizeof(EqOrdRun) + 1);
+    /* split records: one per chunk planned term by term, up to the pool's
+     * size (a chunk beyond it goes to the block's exact add, as before) */
+    const int pool_cap = (int)(total < EQC_SPLIT_POOL ? total : EQC_SPLIT_POOL);
+    const size_t need = (size_t)pool_cap * sizeof(EqCudaSplit) +
+                        (size_t)total * (2 * sizeof(double) + 3 * sizeof(int) +
+                                         2 * sizeof(EqOrdRun) + 1) +
+                        3 * sizeof(int) + (size_t)groups;
     if ((err = eqc_buf_reserve(cuda, &cuda->scratch[EQC_SCRATCH_SUM_A], need)) < 0)
         return err;
     {
         uint8_t *base = (uint8_t *)cuda->scratch[EQC_SCRATCH_SUM_A].ptr;
         EqOrdRun *runs = (EqOrdRun *)base;
         EqOrdRun *seg = runs + total;
-        double *chunk_sum = (double *)(seg + total);
-        int *plan = (int *)(chunk_sum + total);
+        EqCudaSplit *pool = (EqCudaSplit *)(seg + total);
+        double *chunk_sum = (double *)(pool + pool_cap);
+        double *approx = chunk_sum + total;
+        int *plan = (int *)(approx + total);
         int *seg_len = plan + total;
-        unsigned char *zero = (unsigned char *)(seg_len + total);
-        cuda->last_sums = (EqcSumScratch){ chunk_sum, plan, runs, seg, seg_len, total };
+        int *split_idx = seg_len + total;
+        int *counters = split_idx + total;
+        unsigned char *zero = (unsigned char *)(counters + 3);
+        unsigned char *gzero = zero + total;
+        cuda->last_sums =
+            (EqcSumScratch){ chunk_sum, plan, runs, seg, seg_len, split_idx, pool, counters, total };
 
         EQC_CHECK(cuda, EQC_SITE_COPY,
                   cudaMemcpyAsync(dt, ht, sizeof(*ht), cudaMemcpyHostToDevice, stream));
-        ord_chunk_sums_kernel<<<(unsigned)((total + RUNS_WARPS - 1) / RUNS_WARPS),
-                                32 * RUNS_WARPS, 0, stream>>>(dt, chunk_sum, zero, total);
+        ord_chunk_sums_kernel<<<(unsigned)((gtotal + RUNS_WARPS - 1) / RUNS_WARPS),
+                                32 * RUNS_WARPS, 0, stream>>>(dt, chunk_sum, zero, gtotal);
         EQC_CHECK_LAUNCH(cuda, "ord_chunk_sums_kernel");
         const int tree = cuda->sum_mode == EQ_CUDA_SUM_TREE;
-        ord_plan_kernel<<<nsums, EQC_ORD_LANES, 0, stream>>>(dt, chunk_sum, plan, dout, tree);
+        ord_plan_kernel<<<nsums, EQC_ORD_LANES, 0, stream>>>(dt, chunk_sum, plan, approx, dout,
+                                                             tree);
         EQC_CHECK_LAUNCH(cuda, "ord_plan_kernel");
         if (tree)
             return 0;
-        ord_chunk_runs_kernel<<<(unsigned)((total + RUNS_WARPS - 1) / RUNS_WARPS),
-                                32 * RUNS_WARPS, 0, stream>>>(dt, plan, runs, total,
-                                                              cuda->runs_no_fast);
+        EQC_CHECK(cuda, EQC_SITE_OTHER, cudaMemsetAsync(counters, 0, 3 * sizeof(int), stream));
+        ord_chunk_runs_kernel<<<(unsigned)((gtotal + RUNS_WARPS - 1) / RUNS_WARPS),
+                                32 * RUNS_WARPS, 0, stream>>>(
+            dt, plan, runs, gtotal, cuda->runs_no_fast, approx, zero, split_idx, pool,
+            cuda->walk_no_split ? 0 : pool_cap, counters);
         EQC_CHECK_LAUNCH(cuda, "ord_chunk_runs_kernel");
-        ord_segments_kernel<<<(unsigned)groups, EQC_ORD_SEG, 0, stream>>>(dt, plan, runs, seg,
-                                                                          seg_len);
+        ord_segments_kernel<<<(unsigned)groups, EQC_ORD_SEG, 0, stream>>>(dt, plan, runs, zero,
+                                                                          seg, seg_len, gzero);
         EQC_CHECK_LAUNCH(cuda, "ord_segments_kernel");
-        ord_walk_kernel<<<nsums, EQC_ORD_LANES, 0, stream>>>(dt, plan, runs, seg, seg_len, zero,
-                                                            dout, cuda->walk_none_plan,
-                                                            cuda->walk_planned);
+        ord_walk_kernel<<<nsums, EQC_ORD_LANES, 0, stream>>>(
+            dt, plan, runs, seg, seg_len, zero, gzero, split_idx, pool, counters, dout,
+            cuda->walk_none_plan, cuda->walk_planned);
         EQC_CHECK_LAUNCH(cuda, "ord_walk_kernel");
     }
     return 0;
@@ -653,7 +1049,13 @@ extern "C" int eq_cuda_stage_ordsum(EqCuda *cuda, const EqCudaSumCase *cases, in
     for (int i = 0; i < ncases; i++) {
         double *dx = (double *)cuda->scratch[EQC_SCRATCH_SUM_B].ptr + off;
         size_t len = cases[i].n ? (cases[i].n - 1) * (size_t)cases[i].stride + 1 : 0;
-        if (len)
+        if (i && cases[i].x == cases[i - 1].x && cases[i].n == cases[i - 1].n &&
+            cases[i].stride == cases[i - 1].stride) {
+            /* the same host terms: the same device plane, so that the
+             * launch groups them as a metric's sums of one plane */
+            dx = (double *)desc[i - 1].x;
+            len = 0;
+        } else if (len)
             EQC_CHECK(cuda, EQC_SITE_COPY,
                       cudaMemcpyAsync(dx, cases[i].x, len * sizeof(double),
                                       cudaMemcpyHostToDevice, cuda->stream));
@@ -699,6 +1101,41 @@ extern "C" int eq_cuda_stage_ordsum(EqCuda *cuda, const EqCudaSumCase *cases, in
     EQC_CHECK(cuda, EQC_SITE_OTHER, cudaStreamSynchronize(cuda->stream));
     for (int i = 0; i < ncases; i++)
         sums[i] = cuda->hres->sums[i];
+    if (partials) {
+        const EqcSumScratch *p = &cuda->last_sums;
+        const size_t n = (size_t)p->total;
+        int cnt[3] = { 0, 0, 0 };
+        if (cuda->sum_mode == EQ_CUDA_SUM_EXACT) {
+            EQC_CHECK(cuda, EQC_SITE_COPY,
+                      cudaMemcpy(cnt, p->counters, sizeof(cnt), cudaMemcpyDeviceToHost));
+        }
+        partials->split_made = cnt[0];
+        partials->split_applied = cnt[1];
+        partials->split_failed = cnt[2];
+        if (partials->split) {
+            int *idx = (int *)malloc(n * sizeof(int));
+            if (!idx) {
+                err = EQ_ERR_NO_MEMORY;
+                goto fail;
+            }
+            for (size_t c = 0; c < n; c++)
+                idx[c] = -1;
+            cudaError_t ce = cudaSuccess;
+            if (cuda->sum_mode == EQ_CUDA_SUM_EXACT)
+                ce = cudaMemcpy(idx, p->split_idx, n * sizeof(int), cudaMemcpyDeviceToHost);
+            for (size_t c = 0; c < n && ce == cudaSuccess; c++) {
+                partials->split[c].np = -1;
+                if (idx[c] >= 0)
+                    ce = cudaMemcpy(&partials->split[c], p->split + idx[c], sizeof(EqCudaSplit),
+                                    cudaMemcpyDeviceToHost);
+            }
+            free(idx);
+            if (ce != cudaSuccess) {
+                err = eqc_fail(cuda, ce, "cudaMemcpy", __FILE__, __LINE__);
+                goto fail;
+            }
+        }
+    }
     return 0;
 fail:
     cudaStreamSynchronize(cuda->stream);

@@ -321,15 +321,15 @@ static __device__ int eqc_block_planned_pass(double *s_io, const double v[EQC_OR
 }
 
 /*
- * The block adds terms v[0..3] of each thread (thread t holds the chunk's
- * terms 4t .. 4t+3; `count` terms in all) to the exact running sum s, in
- * index order, with the loop's bits. Returns the new sum in every thread.
+ * The block adds terms pos0 .. count-1 of a chunk (thread t holds the
+ * chunk's terms 4t .. 4t+3 in v) to the exact running sum s, in index
+ * order, with the loop's bits. Returns the new sum in every thread.
  */
 static __device__ double eqc_block_exact_add(double s, const double v[EQC_ORD_TPL], int count,
-                                             EqcExactShared *sh, int planned)
+                                             EqcExactShared *sh, int planned, int pos0)
 {
     const int t0 = threadIdx.x * EQC_ORD_TPL;
-    int pos = 0, tried_plan_at = -1;
+    int pos = pos0, tried_plan_at = -1;
 
     while (pos < count) {
         const int e = eq_ord_binade(s);

@@ -24,6 +24,7 @@
 #include "../common/framegen.h"
 #include "ck.h"
 #include "exact/ordsum_host.h"
+#include "exact/ssimulacra2.h"
 
 static double uniform(uint64_t *rng)
 {
@@ -102,6 +103,110 @@ static int same_run(const EqOrdRun *a, const EqOrdRun *b)
     return !memcmp(a, b, sizeof(*a));
 }
 
+/* A split record (lib/cuda/cuda.h) against its chunk's `count` terms
+ * x[first * stride] ...: the pieces, in order, start at the first non-zero
+ * term and at non-zero terms only; a crossing piece is its one term (the
+ * rest of its range zero); a stretch's run is the run of its non-zero
+ * terms under its binade, composed on the host. Returns 1 when it holds. */
+static int split_ok(const EqCudaSplit *r, const double *x, ptrdiff_t stride, size_t first,
+                    int count)
+{
+#define T(k) x[(first + (size_t)(k)) * (size_t)stride]
+    int k0 = 0;
+    while (k0 < count && T(k0) == 0.0)
+        k0++;
+    if (r->np < 0 || r->np > EQ_CUDA_SPLIT_MAX)
+        return 0;
+    if (r->np == 0)
+        return k0 == count;
+    if (r->p[0].start != k0)
+        return 0;
+    for (int p = 0; p < r->np; p++) {
+        const int a = r->p[p].start, b = p + 1 < r->np ? r->p[p + 1].start : count;
+        if (a >= b || b > count || T(a) == 0.0)
+            return 0;
+        if (r->p[p].e == EQ_CUDA_SPLIT_CROSS) {
+            const double xa = T(a);
+            if (memcmp(&r->p[p].x, &xa, sizeof(double)))
+                return 0;
+            for (int k = a + 1; k < b; k++)
+                if (T(k) != 0.0)
+                    return 0;
+        } else {
+            EqOrdRun want = eq_ord_empty();
+            for (int k = a; k < b; k++)
+                if (T(k) != 0.0)
+                    eq_ord_push(&want, T(k), r->p[p].e);
+            if (!same_run(&want, &r->p[p].run))
+                return 0;
+        }
+    }
+    return 1;
+#undef T
+}
+
+/* The term a sum of kind k adds for x (lib/cuda/cuda.h EQ_CUDA_TERM_*). */
+static double term_of(int k, double x)
+{
+    switch (k) {
+    case EQ_CUDA_TERM_QUARTIC:
+        return eq_s2_quartic(x);
+    case EQ_CUDA_TERM_ARTIFACT:
+        return eq_s2_artifact(x);
+    case EQ_CUDA_TERM_ARTIFACT4:
+        return eq_s2_quartic(eq_s2_artifact(x));
+    case EQ_CUDA_TERM_DETAIL:
+        return eq_s2_detail(x);
+    case EQ_CUDA_TERM_DETAIL4:
+        return eq_s2_quartic(eq_s2_detail(x));
+    default:
+        return x;
+    }
+}
+
+/* Sums of one plane (as SSIMULACRA2 sends six sums of two planes): the
+ * launch stages each chunk once for the sums of the plane, forms each
+ * sum's terms in place (the quartic of the term held where it can, x
+ * staged again where it cannot), and each sum must be the loop over its
+ * own terms. Seven kinds in an order that takes every path. */
+static void ck_ordsum_groups(CkContext *ck, uint64_t *rng)
+{
+    static const int kinds[7] = {EQ_CUDA_TERM_X,        EQ_CUDA_TERM_QUARTIC,
+                                 EQ_CUDA_TERM_ARTIFACT, EQ_CUDA_TERM_ARTIFACT4,
+                                 EQ_CUDA_TERM_DETAIL,   EQ_CUDA_TERM_DETAIL4,
+                                 EQ_CUDA_TERM_X};
+    static const size_t sizes[] = {1, 1023, 1025, 65536 + 77, 200003};
+    static const int fills[] = {2, 7, 9, 12, 3};
+    for (int f = 0; f < 5; f++)
+        for (int si = 0; si < 5; si++) {
+            const size_t n = sizes[si];
+            double *x = malloc(n * sizeof(double)), *t = malloc(n * sizeof(double));
+            EqCudaSumCase cases[7];
+            double got[7];
+            fill(x, n, fills[f], rng);
+            for (int k = 0; k < 7; k++)
+                cases[k] = (EqCudaSumCase){x, n, 1, kinds[k]};
+            int err = eq_cuda_stage_ordsum(ck->cuda, cases, 7, 0, got, NULL);
+            if (err < 0) {
+                ck_error(ck, "eq_cuda_stage_ordsum (one plane)", err);
+                free(x);
+                free(t);
+                return;
+            }
+            for (int k = 0; k < 7; k++) {
+                char what[96];
+                for (size_t i = 0; i < n; i++)
+                    t[i] = term_of(kinds[k], x[i]);
+                const double want = eq_ordsum_loop(t, n, 1, 0.0);
+                snprintf(what, sizeof(what), "one plane, fill %d n %zu: sum %d (kind %d)",
+                         fills[f], n, k, kinds[k]);
+                ck_same(ck, what, &got[k], &want, sizeof(double));
+            }
+            free(x);
+            free(t);
+        }
+}
+
 void ck_ordsum(CkContext *ck)
 {
     static const size_t sizes_ci[] = {0, 1, 5, 1023, 1024, 1025, 4103, 65536 + 77, 200003};
@@ -112,8 +217,20 @@ void ck_ordsum(CkContext *ck)
     uint64_t rng = ck->seed ^ 0x4f5244ull;
     const EqOrdLayout *lay = &eq_ordsum_default_layout;
     long plan_diff = 0, plan_total = 0, tie_chunks = 0, free_chunks = 0, tie_neg_chunks = 0;
+    long split_made = 0, split_applied = 0, split_failed = 0, split_checked = 0;
 
+    /* CK_ORDSUM_KINDS=a,b,...: only those kinds (for compute-sanitizer's
+     * racecheck, which is slow; the default run takes all fifteen) */
+    const char *only = getenv("CK_ORDSUM_KINDS");
     for (int kind = 0; kind < 15; kind++) {
+        if (only) {
+            char key[8];
+            snprintf(key, sizeof(key), ",%d,", kind);
+            char list[128];
+            snprintf(list, sizeof(list), ",%s,", only);
+            if (!strstr(list, key))
+                continue;
+        }
         /* all sizes of one kind in one launch, with strides 1 and 3 */
         EqCudaSumCase cases[16];
         double *mem[16];
@@ -143,6 +260,7 @@ void ck_ordsum(CkContext *ck)
             part[r].runs = calloc(chunks, sizeof(EqOrdRun));
             part[r].seg = calloc(chunks, sizeof(EqOrdRun));
             part[r].seg_len = calloc(chunks, sizeof(int));
+            part[r].split = r ? NULL : calloc(chunks, sizeof(EqCudaSplit));
             int err = eq_cuda_stage_ordsum(ck->cuda, cases, nc,
                                            r ? EQ_CUDA_STAGE_SUM_PAIRS : 0, sums[r], &part[r]);
             if (err < 0) {
@@ -223,6 +341,20 @@ void ck_ordsum(CkContext *ck)
                 snprintf(what, sizeof(what), "kind %d n %zu: segment runs (%d differ)", kind, n,
                          bad_seg);
                 ck_same(ck, what, &bad_seg, &zero, sizeof(int));
+                /* split records of the chunks planned term by term */
+                int bad_split = 0;
+                for (size_t c = 0; c < nch; c++) {
+                    const EqCudaSplit *sp = &part[0].split[c0 + c];
+                    if (sp->np < 0)
+                        continue;
+                    const int cnt = n - c * 1024 < 1024 ? (int)(n - c * 1024) : 1024;
+                    bad_split += dplan[c] != EQ_ORD_NONE ||
+                                 !split_ok(sp, cases[i].x, cases[i].stride, c * 1024, cnt);
+                    split_checked++;
+                }
+                snprintf(what, sizeof(what), "kind %d n %zu: split records (%d differ)", kind, n,
+                         bad_split);
+                ck_same(ck, what, &bad_split, &zero, sizeof(int));
                 free(cs);
                 free(plan);
                 free(runs);
@@ -233,7 +365,11 @@ void ck_ordsum(CkContext *ck)
             }
             c0 += nch;
         }
+        split_made += part[0].split_made;
+        split_applied += part[0].split_applied;
+        split_failed += part[0].split_failed;
         for (int r = 0; r < 2; r++) {
+            free(part[r].split);
             free(part[r].chunk_sum);
             free(part[r].plan);
             free(part[r].runs);
@@ -247,11 +383,19 @@ void ck_ordsum(CkContext *ck)
            "%ld of %ld chunks (advice only); chunk runs: %ld with a tie (pair path), "
            "%ld tie-free (fast path); with a tie and a negative term %ld\n",
            plan_diff, plan_total, tie_chunks, free_chunks, tie_neg_chunks);
+    ck_ordsum_groups(ck, &rng);
+    printf("  ordsum: split records %ld made (%ld checked against the host), %ld applied "
+           "whole by the walk, %ld handed to the block's exact add part way\n",
+           split_made, split_checked, split_applied, split_failed);
+    {
+        int used = split_made > 0 && split_applied > 0 && split_checked == split_made, one = 1;
+        ck_same(ck, "split records were made, checked and applied", &used, &one, sizeof(int));
+    }
     {
         /* the paths of ord_chunk_runs: tie-free chunks, chunks with a tie
          * in lanes of non-negative terms (both parities in double) and in
          * lanes with a negative term (the int64 pair functions) */
-        int both = tie_chunks > tie_neg_chunks && free_chunks > 0 && tie_neg_chunks > 0,
+        int both = only || (tie_chunks > tie_neg_chunks && free_chunks > 0 && tie_neg_chunks > 0),
             one = 1;
         ck_same(ck, "chunks of both paths (with and without ties) were checked", &both, &one,
                 sizeof(int));
