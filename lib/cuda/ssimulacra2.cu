@@ -147,10 +147,11 @@ static __device__ __forceinline__ void s2_pixel_linear(const S2Src &s, int x, in
 template <bool SRC>
 __global__ void __launch_bounds__(128)
 s2_xyb_down_kernel(S2Src s0, S2Src s1, const double *lin, int w, int h, double *lin_out,
-                   double *xyb, double *next)
+                   double *xyb, double *next, int f0)
 {
     const int ow = (w + 1) / 2;
-    const int ox = blockIdx.x * blockDim.x + threadIdx.x, oy = blockIdx.y, f = blockIdx.z;
+    const int ox = blockIdx.x * blockDim.x + threadIdx.x, oy = blockIdx.y;
+    const int f = blockIdx.z + f0;
     if (ox >= ow)
         return;
     const S2Src &s = f ? s1 : s0;
@@ -187,17 +188,20 @@ s2_xyb_down_kernel(S2Src s0, S2Src s1, const double *lin, int w, int h, double *
     }
 }
 
-/* Launches s2_xyb_down_kernel over `frames` frames of a w x h scale. */
+/* Launches s2_xyb_down_kernel over `frames` frames of a w x h scale,
+ * from frame f0 (0: both or the reference, 1: the distorted frame). */
 static int s2_xyb_down(EqCuda *cuda, const S2Src &s0, const S2Src &s1, const double *lin, int w,
                        int h, int frames, double *lin_out, double *xyb, double *next,
-                       cudaStream_t stream)
+                       cudaStream_t stream, int f0 = 0)
 {
     int err = 0;
     dim3 g(eqc_blocks((size_t)(w + 1) / 2, 128), (unsigned)(h + 1) / 2, (unsigned)frames);
     if (lin)
-        s2_xyb_down_kernel<false><<<g, 128, 0, stream>>>(s0, s1, lin, w, h, lin_out, xyb, next);
+        s2_xyb_down_kernel<false>
+            <<<g, 128, 0, stream>>>(s0, s1, lin, w, h, lin_out, xyb, next, f0);
     else
-        s2_xyb_down_kernel<true><<<g, 128, 0, stream>>>(s0, s1, lin, w, h, lin_out, xyb, next);
+        s2_xyb_down_kernel<true>
+            <<<g, 128, 0, stream>>>(s0, s1, lin, w, h, lin_out, xyb, next, f0);
     EQC_CHECK_LAUNCH(cuda, "s2_xyb_down_kernel");
     return 0;
 fail:
@@ -516,8 +520,23 @@ int eqc_ssimulacra2_launch(EqCuda *cuda, const EqcFrame *ref, const EqcFrame *di
              * into lin[s%2] (frame 0's 3 planes, then frame 1's) */
             const double *cur = s > 0 ? lin[(s - 1) & 1] : NULL;
             double *nxt = s + 1 < scales ? lin[s & 1] : NULL;
-            if ((err = s2_xyb_down(cuda, s0, s1, cur, w, h, 2, NULL, xyb[b], nxt, st)) < 0)
+            if (s == 0 && cuda->ref_ready && stream == cuda->stream) {
+                /* host frames: the reference's scale 0 on the second stream
+                 * as soon as its planes are up (ref_ev), the distorted
+                 * frame's here after its own; the same kernel on the same
+                 * pixels, one frame per launch */
+                EQC_CHECK(cuda, EQC_SITE_OTHER, cudaStreamWaitEvent(cuda->aux, cuda->ref_ev, 0));
+                if ((err = s2_xyb_down(cuda, s0, s1, cur, w, h, 1, NULL, xyb[b], nxt, cuda->aux,
+                                       0)) < 0 ||
+                    (err = s2_xyb_down(cuda, s0, s1, cur, w, h, 1, NULL, xyb[b], nxt, st, 1)) <
+                        0)
+                    goto fail;
+                EQC_CHECK(cuda, EQC_SITE_OTHER, cudaEventRecord(cuda->ref_done_ev, cuda->aux));
+                EQC_CHECK(cuda, EQC_SITE_OTHER, cudaStreamWaitEvent(st, cuda->ref_done_ev, 0));
+            } else if ((err = s2_xyb_down(cuda, s0, s1, cur, w, h, 2, NULL, xyb[b], nxt, st)) <
+                       0) {
                 goto fail;
+            }
             if (s == 0 && scales > 1) {
                 /* fork: scales 1.. after scale 0's xyb_down */
                 EQC_CHECK(cuda, EQC_SITE_OTHER, cudaEventRecord(cuda->fork_ev, stream));
