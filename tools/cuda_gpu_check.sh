@@ -7,7 +7,7 @@
 #   tools/cuda_gpu_check.sh [steps]   steps: any of
 #       build kernels kernels-full errors parity parity-full fixtures memcheck racecheck
 #       bench bench-full bench4k threads mutation profile, racecheck-ordsum
-#       racecheck-s2 (one stage of racecheck each), and kernels-plan
+#       racecheck-ssim-front racecheck-s2 (one stage of racecheck each), and kernels-plan
 #       parity-plan memcheck-plan bench-plan (the same with
 #       EXACTQUALITY_CUDA_WALK=plan)
 # bench4k: 3840x2160 only, 50 frames; threads: SSIMULACRA2 at 1080p and 4K
@@ -63,22 +63,32 @@ for s in $steps; do
         $T/odd_ref.yuv $T/odd_dist.yuv 1921 1081 420 8 $T/p12_ref.yuv $T/p12_dist.yuv 576 324 422 12 \
         $T/p16_ref.yuv $T/p16_dist.yuv 640 360 444 16 ;;
     memcheck) run memcheck 200 "$san" --tool memcheck --leak-check full "$B/tests/checkkernels/checkkernels" --quick --seed "$SEED" ;;
-    racecheck) run racecheck 240 "$san" --tool racecheck "$B/tests/checkkernels/checkkernels" --quick --seed "$SEED" --only ordsum
+    racecheck) CK_ORDSUM_KINDS=0,2,4,13 run racecheck 300 "$san" --tool racecheck "$B/tests/checkkernels/checkkernels" --quick --seed "$SEED" --only ordsum
                run racecheck-ssim 240 "$san" --tool racecheck "$B/tests/checkkernels/checkkernels" --quick --seed "$SEED" --only ssim
+               run racecheck-ssim-front 300 "$san" --tool racecheck "$B/tests/checkkernels/checkkernels" --quick --seed "$SEED" --only ssim_front
                run racecheck-s2 300 "$san" --tool racecheck "$B/tests/checkkernels/checkkernels" --quick --seed "$SEED" --only ssimulacra2 ;;
-    racecheck-ordsum) run racecheck 240 "$san" --tool racecheck "$B/tests/checkkernels/checkkernels" --quick --seed "$SEED" --only ordsum ;;
+    racecheck-ordsum) CK_ORDSUM_KINDS=0,2,4,13 run racecheck 300 "$san" --tool racecheck "$B/tests/checkkernels/checkkernels" --quick --seed "$SEED" --only ordsum ;;
+    racecheck-ssim-front) run racecheck-ssim-front 300 "$san" --tool racecheck "$B/tests/checkkernels/checkkernels" --quick --seed "$SEED" --only ssim_front ;;
     racecheck-s2) run racecheck-s2 300 "$san" --tool racecheck "$B/tests/checkkernels/checkkernels" --quick --seed "$SEED" --only ssimulacra2 ;;
     bench4k) run bench4k 240 "$B/tools/bench_cuda" --sizes 3840x2160 --frames 50 --warmup 5 --metrics ssim,ms_ssim,ssimulacra2; cat "$OUT/bench4k.log" ;;
     threads) run threads 300 "$B/tools/bench_cuda" --sizes 1920x1080,3840x2160 --metrics ssimulacra2 --frames 100 --warmup 10 --threads 1,2,4,8; cat "$OUT/threads.log" ;;
     mutation)
-      # the fast path told that no chunk has a tie: chunk runs must differ
-      M=/tmp/eq-mut; rm -rf $M; mkdir -p $M
-      tar --exclude=./build-cuda --exclude=./.git -cf - . | tar -xf - -C $M
-      sed -i 's/l->slow |= a == EQ_ORD_FAST_SLOW;/l->slow |= 0;/; s/lf.slow = (fl \& EQ_ORD_SF_TIE) != 0;/lf.slow = 0;/' $M/lib/cuda/ordsum.cu
-      grep -n 'l->slow |=\|lf.slow =' $M/lib/cuda/ordsum.cu
-      (cd $M && meson setup /tmp/eq-mut-b -Dgst=disabled -Dcuda=enabled --buildtype=release > /dev/null && ninja -C /tmp/eq-mut-b tests/checkkernels/checkkernels > /dev/null) || exit 1
-      run mutation 120 /tmp/eq-mut-b/tests/checkkernels/checkkernels --seed "$SEED" --only ordsum
-      echo "mutation rc (must be 1): $?" ;;
+      # each mutation must turn the ordsum harness red (rc 1):
+      #  fast: the chunk-run fast path told that no chunk has a tie
+      #  carry: a split record's stretch loses the run carried from the lanes before
+      #  restage: sums of one plane never stage x again (DETAIL formed from ARTIFACT4)
+      mut() {
+        local M=/tmp/eq-mut-$1; rm -rf $M /tmp/eq-mut-b-$1; mkdir -p $M
+        tar --exclude=./build-cuda --exclude=./.git -cf - . | tar -xf - -C $M
+        sed -i "$2" $M/lib/cuda/ordsum.cu
+        cmp -s lib/cuda/ordsum.cu $M/lib/cuda/ordsum.cu && { echo "mutation $1 did not apply"; return 1; }
+        (cd $M && meson setup /tmp/eq-mut-b-$1 -Dgst=disabled -Dcuda=enabled --buildtype=release > /dev/null && ninja -C /tmp/eq-mut-b-$1 tests/checkkernels/checkkernels > /dev/null) || return 1
+        run mutation-$1 120 /tmp/eq-mut-b-$1/tests/checkkernels/checkkernels --seed "$SEED" --only ordsum
+        echo "mutation $1 rc (must be 1): $?"
+      }
+      mut fast 's/l->slow |= a == EQ_ORD_FAST_SLOW;/l->slow |= 0;/; s/lf.slow = (fl \& EQ_ORD_SF_TIE) != 0;/lf.slow = 0;/'
+      mut carry 's/rec->p\[pb - 1\].run = eq_ord_compose(exs.run, before_head);/rec->p[pb - 1].run = before_head;/'
+      mut restage 's/} else if (held != EQC_TERM_X) {/} else if (0) {/' ;;
     bench) run bench 240 "$B/tools/bench_cuda" --frames 100 --warmup 10; cat "$OUT/bench.log" ;;
     profile) run profile 300 ncu --clock-control none --metrics gpu__time_duration.sum --csv \
                "$B/tools/bench_cuda" --sizes 3840x2160 --metrics ssim,ms_ssim,ssimulacra2 --frames 1 --warmup 0 --profile
