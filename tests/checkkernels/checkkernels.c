@@ -38,6 +38,9 @@ int main(int argc, char **argv)
     EqSettings s;
     EqLog log = {log_cb, NULL};
 
+    /* a line at a time: compute-sanitizer runs may be cut off by a time
+     * limit, and what was printed by then must reach the log */
+    setvbuf(stdout, NULL, _IOLBF, 0);
     memset(&ck, 0, sizeof(ck));
     ck.seed = (uint64_t)time(NULL);
     for (int i = 1; i < argc; i++) {

@@ -175,10 +175,15 @@ static void ck_ordsum_groups(CkContext *ck, uint64_t *rng)
                                  EQ_CUDA_TERM_ARTIFACT, EQ_CUDA_TERM_ARTIFACT4,
                                  EQ_CUDA_TERM_DETAIL,   EQ_CUDA_TERM_DETAIL4,
                                  EQ_CUDA_TERM_X};
+    /* --quick (compute-sanitizer): one whole group of 64 chunks and a
+     * partial one, two fills */
     static const size_t sizes[] = {1, 1023, 1025, 65536 + 77, 200003};
     static const int fills[] = {2, 7, 9, 12, 3};
-    for (int f = 0; f < 5; f++)
-        for (int si = 0; si < 5; si++) {
+    static const int quick_sizes[] = {0, 2, 3}, quick_fills[] = {0, 3};
+    const int nf = ck->quick ? 2 : 5, ns = ck->quick ? 3 : 5;
+    for (int fi = 0; fi < nf; fi++)
+        for (int sj = 0; sj < ns; sj++) {
+            const int f = ck->quick ? quick_fills[fi] : fi, si = ck->quick ? quick_sizes[sj] : sj;
             const size_t n = sizes[si];
             double *x = malloc(n * sizeof(double)), *t = malloc(n * sizeof(double));
             EqCudaSumCase cases[7];
