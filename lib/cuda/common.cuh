@@ -133,6 +133,7 @@ enum {
     EQC_SCRATCH_STAGE,
     EQC_SCRATCH_S2LUT0, /* SSIMULACRA2's 8-bit Y'CbCr tables, ref and dist */
     EQC_SCRATCH_S2LUT1,
+    EQC_SCRATCH_SUM_AUX, /* the engine's buffers for sums launched on cuda->aux */
     EQC_SCRATCH_COUNT
 };
 
@@ -227,9 +228,14 @@ static inline unsigned eqc_blocks(size_t n, unsigned threads)
 }
 
 /* Enqueues the exact (or, in tree mode, the tree) sums of `descs`; sum i
- * lands in dout[descs[i].out] (device memory). */
+ * lands in dout[descs[i].out] (device memory). The engine's buffers are
+ * scratch[EQC_SCRATCH_SUM_A]. */
 int eqc_sums_launch(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double *dout,
                     cudaStream_t stream);
+/* The same with the engine's buffers in scratch[scratch]: two launches that
+ * may run at once (on two streams) take different buffers. */
+int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double *dout,
+                       cudaStream_t stream, int scratch);
 
 /* ---- per metric (one file each) ----
  * launch: enqueues the metric's kernels on `stream`; they leave their

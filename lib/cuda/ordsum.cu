@@ -923,6 +923,12 @@ ord_walk_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs,
 int eqc_sums_launch(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double *dout,
                     cudaStream_t stream)
 {
+    return eqc_sums_launch_in(cuda, descs, nsums, dout, stream, EQC_SCRATCH_SUM_A);
+}
+
+int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double *dout,
+                       cudaStream_t stream, int scratch)
+{
     int err = 0;
     EqcSumTable *ht, *dt;
     long long total = 0, groups = 0;
@@ -973,10 +979,10 @@ int eqc_sums_launch(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double *do
                         (size_t)total * (2 * sizeof(double) + 3 * sizeof(int) +
                                          2 * sizeof(EqOrdRun) + 1) +
                         3 * sizeof(int) + (size_t)groups;
-    if ((err = eqc_buf_reserve(cuda, &cuda->scratch[EQC_SCRATCH_SUM_A], need)) < 0)
+    if ((err = eqc_buf_reserve(cuda, &cuda->scratch[scratch], need)) < 0)
         return err;
     {
-        uint8_t *base = (uint8_t *)cuda->scratch[EQC_SCRATCH_SUM_A].ptr;
+        uint8_t *base = (uint8_t *)cuda->scratch[scratch].ptr;
         EqOrdRun *runs = (EqOrdRun *)base;
         EqOrdRun *seg = runs + total;
         EqCudaSplit *pool = (EqCudaSplit *)(seg + total);

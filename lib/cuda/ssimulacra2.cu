@@ -7,7 +7,8 @@
  * per-pixel formula comes from lib/exact/ssimulacra2.h and lib/exact/pmath.h,
  * so each stage gives the C stage's bits:
  *
- *   xyb_down    one thread per 2x2 pixels of one frame of a scale: their
+ *   xyb_down    one thread per two pixels (one column, two rows) of one
+ *               frame of a scale, a warp on 32 neighbouring columns: their
  *               linear RGB (scale 0: from the frame, eq_s2_yuv_to_linear
  *               (8-bit: its parts from tables, see S2_LUT_K),
  *               eq_s2_gray_to_linear, or the sRGB curve for RGB; chroma
@@ -31,8 +32,10 @@
  *               block forms those rows' terms (eq_s2_ssim_d, eq_s2_edge_d1)
  *               from the blurred floats widened to double: the blurred maps
  *               never reach global memory.
- *   sums        the ordered-sum engine, all 108 sums in one launch; four of
- *               each channel's six are functions of the stored d1 (and one of
+ *   sums        the ordered-sum engine in two launches: scale 0's 18 sums
+ *               after its terms, the other scales' on the second stream
+ *               after theirs (while scale 0 blurs); four of each channel's
+ *               six are functions of the stored d1 (and one of
  *               d) formed on the fly (EQC_TERM_*), as eq_s2_sums_c forms them.
  * The score is the CPU's host function eq_s2_score_from_sums.
  */
@@ -135,32 +138,37 @@ static __device__ __forceinline__ void s2_pixel_linear(const S2Src &s, int x, in
 }
 
 /* One scale's linear RGB to its XYB and to the next scale's linear RGB, in
- * one pass: thread (ox, oy) of frame blockIdx.z owns the 2x2 pixels
- * (2ox .. 2ox+1, 2oy .. 2oy+1) of the w x h scale. It reads their linear
- * RGB (SRC: from the source frame, scale 0; else from `lin`, 3 planes per
- * frame), writes their XYB (eq_s2_xyb; `xyb` 3 planes per frame) and, with
- * `next`, output (ox, oy) of eq_s2_downsample_c: eq_s2_box4 of the pixels
- * (xa, ya), (xb, ya), (xa, yb), (xb, yb), xb = min(2ox+1, w-1), yb =
- * min(2oy+1, h-1) (an edge pixel read twice for odd sizes; it is written
- * once, by its owner). `lin_out` (stage test only) receives the linear RGB.
- * The linear planes of scale 0 never reach memory. */
+ * one pass: thread (x, oy) of frame blockIdx.z owns the pixels (x, 2oy) and
+ * (x, 2oy+1) of the w x h scale, so a warp's loads and stores cover 32
+ * neighbouring columns. It reads their linear RGB (SRC: from the source
+ * frame, scale 0; else from `lin`, 3 planes per frame), writes their XYB
+ * (eq_s2_xyb; `xyb` 3 planes per frame) and, with `next`, the even lane of
+ * each pair of lanes writes output (x / 2, oy) of eq_s2_downsample_c:
+ * eq_s2_box4 of the pixels (xa, ya), (xb, ya), (xa, yb), (xb, yb), xb =
+ * min(x+1, w-1), yb = min(2oy+1, h-1), the odd lane's two pixels taken by a
+ * shuffle. Coordinates past the edge read the edge pixel (a column or row
+ * repeated for odd sizes), which is stored once, by its owner. `lin_out`
+ * (stage test only) receives the linear RGB. The linear planes of scale 0
+ * never reach memory. */
+#define S2_XYB_THREADS 128
+
 template <bool SRC>
-__global__ void __launch_bounds__(128)
+__global__ void __launch_bounds__(S2_XYB_THREADS)
 s2_xyb_down_kernel(S2Src s0, S2Src s1, const double *lin, int w, int h, double *lin_out,
                    double *xyb, double *next, int f0)
 {
     const int ow = (w + 1) / 2;
-    const int ox = blockIdx.x * blockDim.x + threadIdx.x, oy = blockIdx.y;
+    const int xj = blockIdx.x * blockDim.x + threadIdx.x, oy = blockIdx.y;
     const int f = blockIdx.z + f0;
-    if (ox >= ow)
-        return;
+    /* no early return: every lane takes part in the shuffle (lanes past
+     * the edge read the edge pixel and write nothing) */
     const S2Src &s = f ? s1 : s0;
     const size_t n = (size_t)w * h, fo = (size_t)f * 3 * n;
-    double v[4][3];
+    const int x = min(xj, w - 1);
+    double v[2][3];
 #pragma unroll
-    for (int j = 0; j < 4; j++) {
-        const int xj = 2 * ox + (j & 1), yj = 2 * oy + (j >> 1);
-        const int x = min(xj, w - 1), y = min(yj, h - 1);
+    for (int j = 0; j < 2; j++) {
+        const int yj = 2 * oy + j, y = min(yj, h - 1);
         const size_t i = (size_t)y * w + x;
         if (SRC) {
             s2_pixel_linear(s, x, y, &v[j][0], &v[j][1], &v[j][2]);
@@ -180,11 +188,20 @@ s2_xyb_down_kernel(S2Src s0, S2Src s1, const double *lin, int w, int h, double *
         }
     }
     if (next) {
-        const size_t on = (size_t)ow * ((h + 1) / 2), oi = (size_t)oy * ow + ox;
-        double *o = next + (size_t)f * 3 * on;
+        double r[2][3];
 #pragma unroll
-        for (int c = 0; c < 3; c++)
-            o[c * on + oi] = eq_s2_box4(v[0][c], v[1][c], v[2][c], v[3][c]);
+        for (int j = 0; j < 2; j++)
+#pragma unroll
+            for (int c = 0; c < 3; c++)
+                r[j][c] = __shfl_down_sync(0xffffffffu, v[j][c], 1);
+        const int ox = xj >> 1;
+        if (!(xj & 1) && ox < ow) {
+            const size_t on = (size_t)ow * ((h + 1) / 2), oi = (size_t)oy * ow + ox;
+            double *o = next + (size_t)f * 3 * on;
+#pragma unroll
+            for (int c = 0; c < 3; c++)
+                o[c * on + oi] = eq_s2_box4(v[0][c], r[0][c], v[1][c], r[1][c]);
+        }
     }
 }
 
@@ -195,13 +212,15 @@ static int s2_xyb_down(EqCuda *cuda, const S2Src &s0, const S2Src &s1, const dou
                        cudaStream_t stream, int f0 = 0)
 {
     int err = 0;
-    dim3 g(eqc_blocks((size_t)(w + 1) / 2, 128), (unsigned)(h + 1) / 2, (unsigned)frames);
+    static_assert(S2_XYB_THREADS % 32 == 0, "pairs of lanes within a warp");
+    dim3 g(eqc_blocks((size_t)2 * ((w + 1) / 2), S2_XYB_THREADS), (unsigned)(h + 1) / 2,
+           (unsigned)frames);
     if (lin)
         s2_xyb_down_kernel<false>
-            <<<g, 128, 0, stream>>>(s0, s1, lin, w, h, lin_out, xyb, next, f0);
+            <<<g, S2_XYB_THREADS, 0, stream>>>(s0, s1, lin, w, h, lin_out, xyb, next, f0);
     else
         s2_xyb_down_kernel<true>
-            <<<g, 128, 0, stream>>>(s0, s1, lin, w, h, lin_out, xyb, next, f0);
+            <<<g, S2_XYB_THREADS, 0, stream>>>(s0, s1, lin, w, h, lin_out, xyb, next, f0);
     EQC_CHECK_LAUNCH(cuda, "s2_xyb_down_kernel");
     return 0;
 fail:
@@ -242,18 +261,21 @@ s2_blur_h_kernel(const double *xyb, int w, int h, float *tmp)
     /* the new columns of tile k0: k0 + N - 1 + q (never negative), element
      * f = tid + 160 u of the 32 x 32 new inputs (row f / 32, q = f % 32);
      * 0 outside the frame (and eq_s2_blur_input of 0, 0 is 0 for every map) */
+    /* whether element f of tile k0's new inputs lies in the frame; the
+     * loads read pixel 0 where not, and the zero replaces the value only
+     * where the tile is formed, so the loads stay in flight during the
+     * steps of the tile before (no use of their result until then) */
+#define S2_BLUR_H_OK(k0, f)                                                               \
+    ((f) < S2_TILE * S2_TILE && y0 + ((f) >> 5) < h && (k0) + N - 1 + ((f) & 31) < w)
 #define S2_BLUR_H_LOAD(k0)                                                                \
     do {                                                                                  \
         _Pragma("unroll") for (int u = 0; u < S2_FILL; u++)                               \
         {                                                                                 \
             const int f_ = tid + 32 * S2_MAPS * u, r_ = f_ >> 5;                          \
             const int col_ = (k0) + N - 1 + (f_ & 31);                                    \
-            const int ok_ = f_ < S2_TILE * S2_TILE && y0 + r_ < h && col_ < w;            \
-            const size_t i_ = ok_ ? (size_t)(y0 + r_) * w + col_ : 0;                     \
+            const size_t i_ = S2_BLUR_H_OK(k0, f_) ? (size_t)(y0 + r_) * w + col_ : 0;     \
             av[u] = x1[i_];                                                               \
             bv[u] = x2[i_];                                                               \
-            av[u] = ok_ ? av[u] : 0.0;                                                    \
-            bv[u] = ok_ ? bv[u] : 0.0;                                                    \
         }                                                                                 \
     } while (0)
 
@@ -272,9 +294,11 @@ s2_blur_h_kernel(const double *xyb, int w, int h, float *tmp)
             const int f = tid + 32 * S2_MAPS * u;
             if (f < S2_TILE * S2_TILE) {
                 const int r = f >> 5, q = CARRY + (f & 31);
+                const bool ok = S2_BLUR_H_OK(k0, f);
+                const double a = ok ? av[u] : 0.0, b = ok ? bv[u] : 0.0;
 #pragma unroll
                 for (int mm = 0; mm < S2_MAPS; mm++)
-                    in[mm][r][q] = eq_s2_blur_input(mm, av[u], bv[u]);
+                    in[mm][r][q] = eq_s2_blur_input(mm, a, b);
             }
         }
         __syncthreads();
@@ -304,6 +328,7 @@ s2_blur_h_kernel(const double *xyb, int w, int h, float *tmp)
         __syncwarp();
     }
 #undef S2_BLUR_H_LOAD
+#undef S2_BLUR_H_OK
 }
 
 /* Columns, then the terms: one block per 32 columns of one channel, one
@@ -507,8 +532,10 @@ int eqc_ssimulacra2_launch(EqCuda *cuda, const EqcFrame *ref, const EqcFrame *di
     tmp[1] = tmp[0] + 15 * n0;
 
     {
-        EqcSumDesc desc[EQ_SSIMULACRA2_SUMS];
-        int nd = 0;
+        /* scale 0's sums (desc[0], on `stream`) and those of scales 1..
+         * (desc[1], on cuda->aux after their terms, beside scale 0's blurs) */
+        EqcSumDesc desc[2][EQ_SSIMULACRA2_SUMS];
+        int nd[2] = { 0, 0 };
         double *t = terms;
         for (int s = 0; s < scales; s++) {
             const int w = widths[s], h = heights[s];
@@ -551,19 +578,26 @@ int eqc_ssimulacra2_launch(EqCuda *cuda, const EqcFrame *ref, const EqcFrame *di
                                               EQC_TERM_DETAIL,   EQC_TERM_DETAIL4 };
                 for (int k = 0; k < 6; k++) {
                     const double *x = (k < 2 ? d : d1) + (size_t)c * n;
-                    desc[nd++] = (EqcSumDesc){ x, (long long)n, 1,
-                                               EQC_RES_SSIMULACRA2 + eq_s2_sum_index(s, c, k),
-                                               kinds[k] };
+                    desc[b][nd[b]++] =
+                        (EqcSumDesc){ x, (long long)n, 1,
+                                      EQC_RES_SSIMULACRA2 + eq_s2_sum_index(s, c, k), kinds[k] };
                 }
             }
             t += 6 * n;
         }
         if (scales > 1) {
-            /* join: the sums after every scale */
+            /* the sums of scales 1.. on the second stream, in their own
+             * buffers; join: the frame's results wait for them */
+            if ((err = eqc_sums_launch_in(cuda, desc[1], nd[1], cuda->dres->sums, cuda->aux,
+                                          EQC_SCRATCH_SUM_AUX)) < 0)
+                goto fail;
             EQC_CHECK(cuda, EQC_SITE_OTHER, cudaEventRecord(cuda->join_ev, cuda->aux));
-            EQC_CHECK(cuda, EQC_SITE_OTHER, cudaStreamWaitEvent(stream, cuda->join_ev, 0));
         }
-        return eqc_sums_launch(cuda, desc, nd, cuda->dres->sums, stream);
+        if ((err = eqc_sums_launch(cuda, desc[0], nd[0], cuda->dres->sums, stream)) < 0)
+            goto fail;
+        if (scales > 1)
+            EQC_CHECK(cuda, EQC_SITE_OTHER, cudaStreamWaitEvent(stream, cuda->join_ev, 0));
+        return 0;
     }
 fail:
     /* nothing queued on the second stream may outlive this frame */
