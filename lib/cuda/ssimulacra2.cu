@@ -232,15 +232,19 @@ fail:
 /* Rows: one block per 32 rows of one channel, one warp per map (5 warps),
  * lane = row. Step k reads left = in[k - N - 1] and right = in[k + N - 1]
  * (0 outside the row). A tile of 32 steps (k0 .. k0+31) reads the inputs
- * of columns k0-N-1 .. k0+N+30 (42 columns; shared row of 43 floats per
- * map): the first 2N are the last 2N of the tile before (0 before the
- * row), the other 32 are new. The new columns are read ONCE for the five
- * maps: the block loads x1 and x2 of the next tile into registers (each
- * load a coalesced row piece) before this tile's recursions run, so their
- * latency hides behind the 32 steps, and forms the five maps' inputs from
- * them (eq_s2_blur_input). Each lane runs its row's recursion (eq_s2_rg_step)
- * and leaves output j in place of input j, which no later step of the tile
- * reads; the 32 outputs per row then leave with coalesced stores.
+ * of columns k0-N-1 .. k0+N+30 (42 columns, in registers v[0..41] of the
+ * lane): the first 2N are the last 2N of the tile before, kept in
+ * registers (0 before the row), the other 32 are new. The new columns are
+ * read ONCE for the five maps: the block loads x1 and x2 of the next tile
+ * into registers (each load a coalesced row piece; the zeros outside the
+ * frame put in only where the tile is formed, so the loads stay in flight
+ * during the steps of the tile before) and forms the five maps' inputs
+ * from them (eq_s2_blur_input) in shared memory, in two buffers used in
+ * turn (one barrier a tile). Each lane runs its row's recursion
+ * (eq_s2_rg_step), output j in place of v[j], which no later step of the
+ * tile reads; the 32 x 32 outputs of a map then leave through shared
+ * memory with coalesced row stores (a lane's own 16-byte stores, 32 rows
+ * an instruction, measured a third slower: partial sectors).
  * tmp: float plane (c * 5 + m). */
 #define S2_MAPS EQ_S2_MAPS
 #define S2_FILL ((S2_TILE * S2_TILE + S2_MAPS * 32 - 1) / (S2_MAPS * 32))
@@ -248,8 +252,8 @@ fail:
 __global__ void __launch_bounds__(32 * S2_MAPS, 2)
 s2_blur_h_kernel(const double *xyb, int w, int h, float *tmp)
 {
-    enum { N = EQ_S2_RG_RADIUS, CARRY = 2 * EQ_S2_RG_RADIUS, PITCH = S2_TILE + 11 };
-    __shared__ float in[S2_MAPS][S2_TILE][PITCH];
+    enum { N = EQ_S2_RG_RADIUS, CARRY = 2 * EQ_S2_RG_RADIUS, PITCH = S2_TILE + 1 };
+    __shared__ float in[2][S2_MAPS][S2_TILE][PITCH];
     const int tid = threadIdx.x, lane = tid & 31, m = tid >> 5;
     const int y0 = blockIdx.x * S2_TILE, c = blockIdx.y;
     const size_t n = (size_t)w * h;
@@ -257,14 +261,12 @@ s2_blur_h_kernel(const double *xyb, int w, int h, float *tmp)
     float *o = tmp + (size_t)(c * 5 + m) * n;
     float p1 = 0.0f, p3 = 0.0f, p5 = 0.0f, pp1 = 0.0f, pp3 = 0.0f, pp5 = 0.0f;
     double av[S2_FILL], bv[S2_FILL];
+    float v[S2_TILE + CARRY];
 
-    /* the new columns of tile k0: k0 + N - 1 + q (never negative), element
-     * f = tid + 160 u of the 32 x 32 new inputs (row f / 32, q = f % 32);
-     * 0 outside the frame (and eq_s2_blur_input of 0, 0 is 0 for every map) */
-    /* whether element f of tile k0's new inputs lies in the frame; the
-     * loads read pixel 0 where not, and the zero replaces the value only
-     * where the tile is formed, so the loads stay in flight during the
-     * steps of the tile before (no use of their result until then) */
+    /* element f = tid + 160 u of tile k0's 32 x 32 new inputs: row f / 32,
+     * column k0 + N - 1 + f % 32 (never negative); whether it lies in the
+     * frame (outside, the load reads pixel 0 and the tile takes 0, whose
+     * eq_s2_blur_input is 0 for every map) */
 #define S2_BLUR_H_OK(k0, f)                                                               \
     ((f) < S2_TILE * S2_TILE && y0 + ((f) >> 5) < h && (k0) + N - 1 + ((f) & 31) < w)
 #define S2_BLUR_H_LOAD(k0)                                                                \
@@ -279,51 +281,52 @@ s2_blur_h_kernel(const double *xyb, int w, int h, float *tmp)
         }                                                                                 \
     } while (0)
 
+#pragma unroll
     for (int q = 0; q < CARRY; q++)
-        in[m][lane][q] = 0.0f;
+        v[S2_TILE + q] = 0.0f;
     S2_BLUR_H_LOAD(-N + 1);
-    for (int k0 = -N + 1; k0 < w; k0 += S2_TILE) {
-        if (k0 != -N + 1) {
-            /* the last 2N columns of the tile before, row = lane */
-            for (int q = 0; q < CARRY; q++)
-                in[m][lane][q] = in[m][lane][S2_TILE + q];
-        }
-        __syncthreads(); /* every warp's stores of the tile before are done */
+    for (int k0 = -N + 1, t = 0; k0 < w; k0 += S2_TILE, t ^= 1) {
+        /* buffer t was last read two tiles ago, before the barrier of the
+         * tile before */
 #pragma unroll
         for (int u = 0; u < S2_FILL; u++) {
             const int f = tid + 32 * S2_MAPS * u;
             if (f < S2_TILE * S2_TILE) {
-                const int r = f >> 5, q = CARRY + (f & 31);
+                const int r = f >> 5, q = f & 31;
                 const bool ok = S2_BLUR_H_OK(k0, f);
                 const double a = ok ? av[u] : 0.0, b = ok ? bv[u] : 0.0;
 #pragma unroll
                 for (int mm = 0; mm < S2_MAPS; mm++)
-                    in[mm][r][q] = eq_s2_blur_input(mm, a, b);
+                    in[t][mm][r][q] = eq_s2_blur_input(mm, a, b);
             }
         }
         __syncthreads();
         if (k0 + S2_TILE < w)
             S2_BLUR_H_LOAD(k0 + S2_TILE);
-        float *row = in[m][lane];
-        {
-            /* the row's 42 inputs into registers first (one shared-memory
-             * latency per tile, not one per step), then the 32 steps */
-            float v[S2_TILE + CARRY];
+        /* the carry (the tile before's last 2N inputs), then the new 32 */
 #pragma unroll
-            for (int q = 0; q < S2_TILE + CARRY; q++)
-                v[q] = row[q];
+        for (int q = 0; q < CARRY; q++)
+            v[q] = v[S2_TILE + q];
 #pragma unroll
-            for (int j = 0; j < S2_TILE; j++) {
-                /* step k = k0 + j: left = in[k - N - 1] (q = j), right =
-                 * in[k + N - 1] (q = j + 2N); output j replaces input j */
-                row[j] = eq_s2_rg_step(&p1, &p3, &p5, &pp1, &pp3, &pp5, v[j], v[j + 2 * N]);
-            }
+        for (int q = 0; q < S2_TILE; q++)
+            v[CARRY + q] = in[t][m][lane][q];
+#pragma unroll
+        for (int j = 0; j < S2_TILE; j++) {
+            /* step k = k0 + j: left = in[k - N - 1] (v[j]), right =
+             * in[k + N - 1] (v[j + 2N]); output j replaces v[j] */
+            v[j] = eq_s2_rg_step(&p1, &p3, &p5, &pp1, &pp3, &pp5, v[j], v[j + 2 * N]);
         }
+        /* the outputs through this warp's part of buffer t (read above, by
+         * this warp only; formed again after the next tile's barrier), so
+         * that they leave with coalesced row stores */
+#pragma unroll
+        for (int q = 0; q < S2_TILE; q++)
+            in[t][m][lane][q] = v[q];
         __syncwarp();
         for (int r = 0; r < S2_TILE; r++) {
-            const int y = y0 + r, k = k0 + lane;
-            if (y < h && k >= 0 && k < w)
-                o[(size_t)y * w + k] = in[m][r][lane];
+            const int k = k0 + lane;
+            if (y0 + r < h && k >= 0 && k < w)
+                o[(size_t)(y0 + r) * w + k] = in[t][m][r][lane];
         }
         __syncwarp();
     }
