@@ -26,12 +26,13 @@
  *               eq_s2_blur_h_c reads them) in shared memory. Outputs are
  *               floats (the C stage stores the same floats widened to
  *               double).
- *   blur_v_terms one block per 32 columns of one channel, a warp per map,
- *               a lane per column running eq_s2_rg_step down it; every 40
- *               rows the five maps' outputs wait in shared memory and the
- *               block forms those rows' terms (eq_s2_ssim_d, eq_s2_edge_d1)
- *               from the blurred floats widened to double: the blurred maps
- *               never reach global memory.
+ *   blur_v_terms one block per 32 columns of one channel: a warp per map,
+ *               a lane per column running eq_s2_rg_step down it, leaves
+ *               every 30 rows of the five maps in shared memory, and three
+ *               more warps form those rows' terms (eq_s2_ssim_d,
+ *               eq_s2_edge_d1) from the blurred floats widened to double
+ *               while the recursion goes on (two buffers, named barriers):
+ *               the blurred maps never reach global memory.
  *   sums        the ordered-sum engine in two launches: scale 0's 18 sums
  *               after its terms, the other scales' on the second stream
  *               after theirs (while scale 0 blurs); four of each channel's
@@ -334,97 +335,155 @@ s2_blur_h_kernel(const double *xyb, int w, int h, float *tmp)
 #undef S2_BLUR_H_OK
 }
 
-/* Columns, then the terms: one block per 32 columns of one channel, one
- * warp per map (mu1, mu2, s11, s22, s12), a lane per column running the
- * column's recursion (eq_s2_rg_step) down the column; every S2_VROWS steps
- * the five maps' outputs of those rows wait in shared memory and the block
- * forms the rows' terms (eq_s2_ssim_d, eq_s2_edge_d1) from them, so the
- * blurred maps never reach global memory. tmp: float planes (c * 5 + m) of
+/* Columns, then the terms: one block per 32 columns of one channel, in
+ * two roles. S2_VP producer threads, a warp per map (mu1, mu2, s11, s22,
+ * s12) and a lane per column, run the column's recursion (eq_s2_rg_step)
+ * down the column, S2_VROWS steps a tile, and leave the tile's five maps in
+ * shared memory; S2_VC consumer threads form the tile's terms
+ * (eq_s2_ssim_d, eq_s2_edge_d1) from them, so the recursion never waits on
+ * the terms' double divisions and the blurred maps never reach global
+ * memory. Tile i's maps go to out[i % 2]; named barriers hand the buffers
+ * over: FULL (3 + b: the producers arrive, the consumers wait) and FREE
+ * (1 + b: the consumers arrive when done with the buffer, the producers
+ * wait before writing it again two tiles on; the consumers do not arrive
+ * for the last two tiles, which no producer waits for). Every thread of
+ * the block runs the same count of tiles. tmp: float planes (c * 5 + m) of
  * the row blur; d, d1: double planes of channel c. */
-#define S2_VROWS 40 /* four blocks of 2N steps */
-#define S2_VTERMS (S2_VROWS * 32 / (32 * S2_MAPS)) /* pixels per thread */
+#define S2_VROWS 30 /* three blocks of 2N steps (two buffers within 48 KB) */
+#define S2_VP (32 * S2_MAPS)
+#define S2_VC 96 /* three warps: measured against two, 3.02 -> 2.82 ms at 4K */
+#define S2_VPIX (S2_VROWS * 32 / S2_VC) /* pixels per consumer thread and tile */
+#define S2_VPART 5                        /* of them loaded and formed at a time */
 
-__global__ void __launch_bounds__(32 * S2_MAPS, 3)
-s2_blur_v_terms_kernel(const double *xyb, const float *tmp, int w, int h, double *d,
-                       double *d1)
+static __device__ __forceinline__ void s2_bar_sync(int id, int count)
 {
-    enum { N = EQ_S2_RG_RADIUS, B = 2 * EQ_S2_RG_RADIUS, G = S2_VROWS / B };
-    __shared__ float out[S2_MAPS][S2_VROWS][32];
-    const int tid = threadIdx.x, lane = tid & 31, m = tid >> 5;
-    const int x0 = blockIdx.x * 32, c = blockIdx.y;
-    const bool col = x0 + lane < w;
-    const size_t n = (size_t)w * h;
-    /* lanes past the last column run on zeros and store nothing */
-    const float *in = tmp + (size_t)(c * 5 + m) * n + (col ? x0 + lane : 0);
-    const double *x1 = xyb + (size_t)c * n, *x2 = xyb + (size_t)(3 + c) * n;
-    float p1 = 0.0f, p3 = 0.0f, p5 = 0.0f, pp1 = 0.0f, pp3 = 0.0f, pp5 = 0.0f;
-    /* Step k reads right = in[k + 4] and left = in[k - 6], the right of
-     * step k - 10 (0 outside the column). With t = k + 4 running 0 .. h+3,
-     * blocks of 10 steps: `prv` holds in[t-10 ..], `cur` in[t ..], and the
-     * next two blocks are loaded ahead (each value read once, its load
-     * issued 10 to 30 steps before it is used). A tile is G blocks: steps
-     * k = T0 - 4 .. T0 + 35, output k in row k - T0 + 4 of `out`. */
-    float prv[B], cur[B], nx1[B], nx2[B];
+    asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(count) : "memory");
+}
+
+static __device__ __forceinline__ void s2_bar_arrive(int id, int count)
+{
+    asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(count) : "memory");
+}
+
+/* Consumer helpers: pixels v0 .. v0 + S2_VPART - 1 of a tile. */
+static __device__ __forceinline__ void s2_terms_load(const double *x1, const double *x2,
+                                                     double *a1, double *a2, int ct, int v0,
+                                                     int T0, int x0, int w, int h)
+{
 #pragma unroll
-    for (int u = 0; u < B; u++) {
-        prv[u] = 0.0f;
-        cur[u] = col && u < h ? in[(size_t)u * w] : 0.0f;
-        nx1[u] = col && B + u < h ? in[(size_t)(B + u) * w] : 0.0f;
+    for (int v = 0; v < S2_VPART; v++) {
+        const int e = ct + S2_VC * (v0 + v);
+        const int y = T0 - (EQ_S2_RG_RADIUS - 1) + (e >> 5), x = x0 + (e & 31);
+        const size_t k = y >= 0 && y < h && x < w ? (size_t)y * w + x : 0;
+        a1[v] = x1[k];
+        a2[v] = x2[k];
     }
-    for (int T0 = 0; T0 < h + N - 1; T0 += S2_VROWS) {
-        /* this tile's x1, x2 for the terms, loaded before its steps run
-         * (pixel e = tid + 160 v: row e / 32, column e % 32; an index
-         * outside the frame reads pixel 0 and is never stored) */
-        double a1[S2_VTERMS], a2[S2_VTERMS];
+}
+
+static __device__ __forceinline__ void s2_terms_form(float (*o)[S2_VROWS][32], const double *a1,
+                                                     const double *a2, double *d, double *d1,
+                                                     int ct, int v0, int T0, int x0, int w, int h)
+{
 #pragma unroll
-        for (int v = 0; v < S2_VTERMS; v++) {
-            const int e = tid + 32 * S2_MAPS * v, y = T0 - (N - 1) + (e >> 5),
-                      x = x0 + (e & 31);
-            const size_t i = y >= 0 && y < h && x < w ? (size_t)y * w + x : 0;
-            a1[v] = x1[i];
-            a2[v] = x2[i];
+    for (int v = 0; v < S2_VPART; v++) {
+        const int e = ct + S2_VC * (v0 + v), r = e >> 5, q = e & 31;
+        const int y = T0 - (EQ_S2_RG_RADIUS - 1) + r, x = x0 + q;
+        if (y >= 0 && y < h && x < w) {
+            /* the blurred floats widened to double, as the C stage stores
+             * them */
+            const size_t k = (size_t)y * w + x;
+            const double mu1 = o[EQ_S2_MAP_MU1][r][q], mu2 = o[EQ_S2_MAP_MU2][r][q];
+            d[k] = eq_s2_ssim_d(mu1, mu2, (double)o[EQ_S2_MAP_S11][r][q],
+                                (double)o[EQ_S2_MAP_S22][r][q], (double)o[EQ_S2_MAP_S12][r][q]);
+            d1[k] = eq_s2_edge_d1(a1[v], mu1, a2[v], mu2);
         }
+    }
+}
+
+__global__ void __launch_bounds__(S2_VP + S2_VC, 3)
+s2_blur_v_terms_kernel(const double *xyb, const float *tmp, int w, int h, double *d,
+                          double *d1)
+{
+    enum { N = EQ_S2_RG_RADIUS, B = 2 * EQ_S2_RG_RADIUS, G = S2_VROWS / B, ALL = S2_VP + S2_VC };
+    static_assert(S2_VROWS * 32 % (S2_VPART * S2_VC) == 0 && S2_VC % 32 == 0,
+                  "whole warps, whole parts of whole tiles");
+    __shared__ float out[2][S2_MAPS][S2_VROWS][32];
+    const int tid = threadIdx.x;
+    const int x0 = blockIdx.x * 32, c = blockIdx.y;
+    const size_t n = (size_t)w * h;
+    const int ntiles = (h + N - 1 + S2_VROWS - 1) / S2_VROWS;
+
+    if (tid < S2_VP) {
+        const int lane = tid & 31, m = tid >> 5;
+        const bool col = x0 + lane < w;
+        /* lanes past the last column run on zeros (their outputs unread) */
+        const float *in = tmp + (size_t)(c * 5 + m) * n + (col ? x0 + lane : 0);
+        float p1 = 0.0f, p3 = 0.0f, p5 = 0.0f, pp1 = 0.0f, pp3 = 0.0f, pp5 = 0.0f;
+        /* Step k reads right = in[k + 4] and left = in[k - 6], the right of
+         * step k - 10 (0 outside the column). With t = k + 4 running 0 ..
+         * h+3, blocks of 10 steps: `prv` holds in[t-10 ..], `cur` in[t ..],
+         * and the next two blocks are loaded ahead (each value read once,
+         * its load issued 10 to 30 steps before it is used). Tile i is G
+         * blocks: steps k = T0 - 4 .. T0 + S2_VROWS - 5 (T0 = i S2_VROWS),
+         * output k in row k - T0 + 4 of out[i % 2]. */
+        float prv[B], cur[B], nx1[B], nx2[B];
+#pragma unroll
+        for (int u = 0; u < B; u++) {
+            prv[u] = 0.0f;
+            cur[u] = col && u < h ? in[(size_t)u * w] : 0.0f;
+            nx1[u] = col && B + u < h ? in[(size_t)(B + u) * w] : 0.0f;
+        }
+        for (int i = 0; i < ntiles; i++) {
+            const int T0 = i * S2_VROWS, ob = i & 1;
+            if (i >= 2)
+                s2_bar_sync(1 + ob, ALL); /* FREE: tile i - 2's terms are done */
 #pragma unroll 1
-        for (int g = 0; g < G; g++) {
-            const int t0 = T0 + B * g;
-            if (t0 >= h + N - 1)
-                break;
+            for (int g = 0; g < G; g++) {
+                const int t0 = T0 + B * g;
+                if (t0 >= h + N - 1)
+                    break;
 #pragma unroll
-            for (int u = 0; u < B; u++) {
-                const int t = t0 + 2 * B + u;
-                nx2[u] = col && t < h ? in[(size_t)t * w] : 0.0f;
-            }
+                for (int u = 0; u < B; u++) {
+                    const int t = t0 + 2 * B + u;
+                    nx2[u] = col && t < h ? in[(size_t)t * w] : 0.0f;
+                }
 #pragma unroll
-            for (int u = 0; u < B; u++) {
-                const int k = t0 + u - (N - 1);
-                if (k < h)
-                    out[m][B * g + u][lane] =
-                        eq_s2_rg_step(&p1, &p3, &p5, &pp1, &pp3, &pp5, prv[u], cur[u]);
-            }
+                for (int u = 0; u < B; u++) {
+                    const int k = t0 + u - (N - 1);
+                    if (k < h)
+                        out[ob][m][B * g + u][lane] =
+                            eq_s2_rg_step(&p1, &p3, &p5, &pp1, &pp3, &pp5, prv[u], cur[u]);
+                }
 #pragma unroll
-            for (int u = 0; u < B; u++) {
-                prv[u] = cur[u];
-                cur[u] = nx1[u];
-                nx1[u] = nx2[u];
+                for (int u = 0; u < B; u++) {
+                    prv[u] = cur[u];
+                    cur[u] = nx1[u];
+                    nx1[u] = nx2[u];
+                }
             }
+            s2_bar_arrive(3 + ob, ALL); /* FULL: tile i's maps are in out[ob] */
         }
-        __syncthreads(); /* the tile's five maps are in `out` */
-#pragma unroll
-        for (int v = 0; v < S2_VTERMS; v++) {
-            const int e = tid + 32 * S2_MAPS * v, r = e >> 5, q = e & 31;
-            const int y = T0 - (N - 1) + r, x = x0 + q;
-            if (y >= 0 && y < h && x < w) {
-                /* the blurred floats widened to double, as the C stage
-                 * stores them */
-                const size_t i = (size_t)y * w + x;
-                const double mu1 = out[EQ_S2_MAP_MU1][r][q], mu2 = out[EQ_S2_MAP_MU2][r][q];
-                d[(size_t)c * n + i] = eq_s2_ssim_d(mu1, mu2, (double)out[EQ_S2_MAP_S11][r][q],
-                                                    (double)out[EQ_S2_MAP_S22][r][q],
-                                                    (double)out[EQ_S2_MAP_S12][r][q]);
-                d1[(size_t)c * n + i] = eq_s2_edge_d1(a1[v], mu1, a2[v], mu2);
+    } else {
+        const int ct = tid - S2_VP;
+        const double *x1 = xyb + (size_t)c * n, *x2 = xyb + (size_t)(3 + c) * n;
+        for (int i = 0; i < ntiles; i++) {
+            const int T0 = i * S2_VROWS, ob = i & 1;
+            /* x1, x2 of the tile's pixels S2_VPART at a time (pixel e = ct
+             * + S2_VC v: row e / 32, column e % 32; outside the frame pixel
+             * 0, never stored): the first part loaded before the wait */
+            double a1[S2_VPART], a2[S2_VPART];
+            s2_terms_load(x1, x2, a1, a2, ct, 0, T0, x0, w, h);
+            s2_bar_sync(3 + ob, ALL); /* FULL */
+#pragma unroll 1
+            for (int v0 = 0; v0 < S2_VPIX; v0 += S2_VPART) {
+                if (v0)
+                    s2_terms_load(x1, x2, a1, a2, ct, v0, T0, x0, w, h);
+                s2_terms_form(out[ob], a1, a2, d + (size_t)c * n, d1 + (size_t)c * n, ct, v0,
+                              T0, x0, w, h);
             }
+            if (i + 2 < ntiles)
+                s2_bar_arrive(1 + ob, ALL); /* FREE */
         }
-        __syncthreads(); /* every read of `out` is done before the next tile */
     }
 }
 
@@ -437,7 +496,7 @@ static int s2_blur_terms(EqCuda *cuda, const double *xyb, int w, int h, int nch,
     s2_blur_h_kernel<<<dim3(eqc_blocks((size_t)h, S2_TILE), nch), 32 * S2_MAPS, 0, stream>>>(
         xyb, w, h, tmp);
     EQC_CHECK_LAUNCH(cuda, "s2_blur_h_kernel");
-    s2_blur_v_terms_kernel<<<dim3(eqc_blocks((size_t)w, 32), nch), 32 * S2_MAPS, 0, stream>>>(
+    s2_blur_v_terms_kernel<<<dim3(eqc_blocks((size_t)w, 32), nch), S2_VP + S2_VC, 0, stream>>>(
         xyb, tmp, w, h, d, d1);
     EQC_CHECK_LAUNCH(cuda, "s2_blur_v_terms_kernel");
     return 0;
