@@ -147,7 +147,7 @@ enum {
  * made cheap: a wrong split costs time, never bits.
  */
 #define EQ_CUDA_SPLIT_MAX 32
-#define EQ_CUDA_SPLIT_CROSS (-32767) /* EQ_ORD_NONE + 1 */
+#define EQ_CUDA_SPLIT_CROSS EQ_ORD_CROSS /* lib/exact/ordsum.h, -32767 */
 typedef struct EqCudaSplitPiece {
     EqOrdRun run;
     double x;

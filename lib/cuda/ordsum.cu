@@ -329,15 +329,15 @@ static __device__ __forceinline__ void push_fast(LaneFast *l, double x, int e)
 
 /* ---- split records (EqCudaSplit, lib/cuda/cuda.h) ---- */
 
-static_assert(EQ_CUDA_SPLIT_CROSS == EQC_PLAN_CROSS, "one code for a crossing term");
 #define SPLIT_NOCODE INT_MIN /* no non-zero term yet */
 
 /* A non-zero term's piece code under the approximate prefix `cur` before
- * it: the binade cur and cur + x share, or EQ_CUDA_SPLIT_CROSS. */
+ * it: the term's plan (eq_ord_plan_term), where a term without a binade
+ * (EQ_ORD_NONE) is a crossing one too: a binade or EQ_CUDA_SPLIT_CROSS. */
 static __device__ __forceinline__ int split_code(double cur, double x)
 {
-    const int eb = eq_ord_plan_binade(cur), ea = eq_ord_plan_binade(cur + x);
-    return eb == ea && eb != EQ_ORD_NONE ? eb : EQ_CUDA_SPLIT_CROSS;
+    const int e = eq_ord_plan_term(cur, x);
+    return e == EQ_ORD_NONE ? EQ_CUDA_SPLIT_CROSS : e;
 }
 
 static __device__ __forceinline__ EqOrdSegRun shfl_up_seg(const EqOrdSegRun &r, int k)

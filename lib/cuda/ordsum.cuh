@@ -115,9 +115,6 @@ static __device__ __forceinline__ EqOrdRun eqc_block_scan(EqOrdRun r, EqOrdRun *
 }
 
 #define EQC_PLAN_MAX_SEGS 64
-/* Planned binade of a term whose add crosses a binade (by the approximate
- * prefix): added alone with the plain double add. */
-#define EQC_PLAN_CROSS (EQ_ORD_NONE + 1)
 
 struct EqcExactShared {
     EqOrdRun warp[EQC_ORD_WARPS];
@@ -240,12 +237,10 @@ static __device__ int eqc_block_planned_pass(double *s_io, const double v[EQC_OR
     int e[EQC_ORD_TPL];
     for (int j = 0; j < EQC_ORD_TPL; j++) {
         const int i = t0 + j;
-        /* binades of the approximate sum before and after the term; a term
-         * that (by the plan) crosses is added alone with the plain add */
-        const double before = s + (excl + loc[j]);
-        const int eb = eq_ord_plan_binade(before);
-        const int ea = eq_ord_plan_binade(before + v[j]);
-        e[j] = eb == ea ? eb : EQC_PLAN_CROSS;
+        /* the plan of the term after the approximate sum before it; a term
+         * that (by the plan) crosses, EQ_ORD_CROSS, is added alone with the
+         * plain add */
+        e[j] = eq_ord_plan_term(s + (excl + loc[j]), v[j]);
         if (i >= pos && i < count)
             sh->e[i] = e[j];
     }
@@ -255,8 +250,8 @@ static __device__ int eqc_block_planned_pass(double *s_io, const double v[EQC_OR
         const int i = t0 + j;
         head[j] = 0;
         if (i >= pos && i < count)
-            head[j] = i == pos || e[j] == EQ_ORD_NONE || e[j] == EQC_PLAN_CROSS ||
-                      e[j] != sh->e[i - 1];
+            head[j] =
+                i == pos || e[j] == EQ_ORD_NONE || e[j] == EQ_ORD_CROSS || e[j] != sh->e[i - 1];
         nh += head[j];
         sh->head[i] = (unsigned char)head[j];
     }
@@ -276,8 +271,8 @@ static __device__ int eqc_block_planned_pass(double *s_io, const double v[EQC_OR
         x.head = head[j];
         x.run = eq_ord_empty();
         if (i >= pos && i < count)
-            x.run = e[j] == EQ_ORD_NONE || e[j] == EQC_PLAN_CROSS ? eq_ord_poison()
-                                                                  : eq_ord_term(v[j], e[j]);
+            x.run = e[j] == EQ_ORD_NONE || e[j] == EQ_ORD_CROSS ? eq_ord_poison()
+                                                                : eq_ord_term(v[j], e[j]);
         agg = eq_ord_seg_combine(agg, x);
         loc_inc[j] = agg;
     }
@@ -303,7 +298,7 @@ static __device__ int eqc_block_planned_pass(double *s_io, const double v[EQC_OR
         double x = s;
         int k = 0;
         for (; k < nseg; k++) {
-            if (sh->seg_e[k] == EQC_PLAN_CROSS) {
+            if (sh->seg_e[k] == EQ_ORD_CROSS) {
                 x = x + sh->seg_x[k]; /* the loop's own add */
                 continue;
             }
