@@ -27,56 +27,41 @@ static __device__ __forceinline__ int group_of_chunk(const EqcSumTable *t, long 
     return lo;
 }
 
-/* The term of kind `kind` (EQC_TERM_*) on K values in place, the
- * (block-uniform) kind tested once: the loads before it then issue
- * together instead of one branch at a time. A value 0.0 stays +0.0 for
- * every kind. */
+/* eq_s2_term of the kind KIND on K values in place (the formula folded
+ * in at compile time). */
+template <int KIND, int K>
+static __device__ __forceinline__ void terms_as(double v[K])
+{
+#pragma unroll
+    for (int j = 0; j < K; j++)
+        v[j] = eq_s2_term(KIND, v[j]);
+}
+
+/* The term of kind `kind` (EQC_TERM_*: eq_s2_term) on K values in place,
+ * the (block-uniform) kind tested once: the loads before it then issue
+ * together instead of one branch at a time. Kind X (and any other) leaves
+ * the values as they are. A value 0.0 stays +0.0 for every kind. */
 template <int K>
 static __device__ __forceinline__ void terms_of(int kind, double v[K])
 {
     switch (kind) {
     case EQC_TERM_QUARTIC:
-#pragma unroll
-        for (int j = 0; j < K; j++)
-            v[j] = eq_s2_quartic(v[j]);
+        terms_as<EQC_TERM_QUARTIC, K>(v);
         break;
     case EQC_TERM_ARTIFACT:
-#pragma unroll
-        for (int j = 0; j < K; j++)
-            v[j] = eq_s2_artifact(v[j]);
+        terms_as<EQC_TERM_ARTIFACT, K>(v);
         break;
     case EQC_TERM_ARTIFACT4:
-#pragma unroll
-        for (int j = 0; j < K; j++)
-            v[j] = eq_s2_quartic(eq_s2_artifact(v[j]));
+        terms_as<EQC_TERM_ARTIFACT4, K>(v);
         break;
     case EQC_TERM_DETAIL:
-#pragma unroll
-        for (int j = 0; j < K; j++)
-            v[j] = eq_s2_detail(v[j]);
+        terms_as<EQC_TERM_DETAIL, K>(v);
         break;
     case EQC_TERM_DETAIL4:
-#pragma unroll
-        for (int j = 0; j < K; j++)
-            v[j] = eq_s2_quartic(eq_s2_detail(v[j]));
+        terms_as<EQC_TERM_DETAIL4, K>(v);
         break;
     default:
         break;
-    }
-}
-
-/* The kind whose term is eq_s2_quartic of kind k's term (-1: none). */
-static __device__ __forceinline__ int quartic_of(int k)
-{
-    switch (k) {
-    case EQC_TERM_X:
-        return EQC_TERM_QUARTIC;
-    case EQC_TERM_ARTIFACT:
-        return EQC_TERM_ARTIFACT4;
-    case EQC_TERM_DETAIL:
-        return EQC_TERM_DETAIL4;
-    default:
-        return -1;
     }
 }
 
@@ -590,7 +575,7 @@ ord_chunk_runs_kernel(const EqcSumTable *t, const int *plan, EqOrdRun *runs, lon
          * this warp read it a moment ago) */
         int todo = kind;
         if (kind != held) {
-            if (kind == quartic_of(held)) {
+            if (kind == eq_s2_term_quartic(held)) {
                 todo = EQC_TERM_QUARTIC;
             } else if (held != EQC_TERM_X) {
                 __syncwarp();
