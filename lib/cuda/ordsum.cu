@@ -685,25 +685,23 @@ ord_segments_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs,
     }
 }
 
-#define WALK_BATCH 256
 #define EQC_SPLIT_POOL 4096
 
+/* The records of the one group of EQC_ORD_SEG chunks the walk stages
+ * (thread i stages chunk i of the group; every index is a chunk of it). */
 struct WalkShared {
-    EqOrdRun run[WALK_BATCH];
-    EqOrdRun seg[WALK_BATCH];
-    int plan[WALK_BATCH];
-    int seg_len[WALK_BATCH];
-    unsigned char zero[WALK_BATCH];
-    int split[WALK_BATCH];
+    EqOrdRun run[EQC_ORD_SEG];
+    EqOrdRun seg[EQC_ORD_SEG];
+    int plan[EQC_ORD_SEG];
+    int seg_len[EQC_ORD_SEG];
+    unsigned char zero[EQC_ORD_SEG];
+    int split[EQC_ORD_SEG];
     double s;
     long long next;
     int pos0;
     EqcExactShared ex;
 };
 
-/* Per sum, the exact running sum from +0.0: segments and chunks applied by
- * lane 0 while their checks pass, a failing chunk added exactly by the
- * whole block. */
 /* Warp 0 applies the pieces of a split chunk to the exact sum *x (every
  * lane the same arithmetic on the same values): lane p loads piece p (one
  * load latency for the record, np <= 32), the pieces then reach all lanes
@@ -799,7 +797,7 @@ ord_walk_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs,
     const long long off = t->chunk_off[s], nch = t->chunk_off[s + 1] - off;
     const int i = threadIdx.x;
     double sum = 0.0;
-    static_assert(WALK_BATCH >= EQC_ORD_SEG && EQC_ORD_SEG <= EQC_ORD_LANES, "a group a batch");
+    static_assert(EQC_ORD_SEG <= EQC_ORD_LANES, "a thread per chunk of a group");
     long long base = 0;
     while (base < nch) {
         if (!none_plan) {

@@ -27,11 +27,13 @@
  *   segments    one block per aligned group of 64 chunks: the stretches of
  *               one planned binade, each by the ordered tree from its head
  *               (eq_ordsum_segment_runs()).
- *   walk        one block per sum: records staged 256 chunks at a time in
- *               shared memory; lane 0 applies segments and chunks with the
- *               checked eq_ord_apply(). Where a check fails the whole block
- *               adds that chunk's terms exactly (eqc_block_exact_add below)
- *               instead of one lane adding 1024 terms in a row.
+ *   walk        one block per sum: whole groups of 64 chunks by their one
+ *               segment's run where they can; elsewhere a group's records
+ *               staged in shared memory, and warp 0 applies segments and
+ *               chunks with the checked eq_ord_apply(). Where a check fails
+ *               the whole block adds that chunk's terms exactly
+ *               (eqc_block_exact_add below) instead of one lane adding 1024
+ *               terms in a row.
  *
  * eqc_block_exact_add: with the running sum s in binade E, every term's run
  * under E is formed in parallel and combined by an ordered block scan into
