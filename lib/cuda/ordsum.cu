@@ -120,8 +120,8 @@ static __device__ __forceinline__ void stage_chunk(const EqcSumDesc &d, long lon
     __syncwarp();
 }
 
-/* The prologue of both chunk kernels: warp G's plane group, its chunk c
- * and the chunk's count of values (<= 0: an empty sum's one chunk). */
+/* Warp G's plane group, its chunk c and the chunk's count of values
+ * (<= 0: an empty sum's one chunk). */
 struct GroupChunk {
     int s0, k;       /* sums s0 .. s0 + k - 1 */
     long long c, first;
@@ -141,6 +141,30 @@ static __device__ __forceinline__ GroupChunk group_chunk(const EqcSumTable *t, l
     return q;
 }
 
+/* The prologue both chunk kernels share: this warp's chunk of its plane
+ * group in *q (warp G of the grid, RUNS_WARPS to a block). Returns false
+ * when the warp has nothing to stage: G past the last chunk (whole warps
+ * return, so the kernels have no block barrier), or an empty sum's one
+ * chunk, for which lane 0 calls empty(g) with the chunk index g of each
+ * sum of the group. */
+template <typename Empty>
+static __device__ __forceinline__ bool warp_chunk(const EqcSumTable *t, long long total,
+                                                  GroupChunk *q, Empty empty)
+{
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const long long G = (long long)blockIdx.x * RUNS_WARPS + warp;
+    if (G >= total)
+        return false;
+    *q = group_chunk(t, G);
+    if (q->count <= 0) {
+        if (lane == 0)
+            for (int j = 0; j < q->k; j++)
+                empty(t->chunk_off[q->s0 + j] + q->c);
+        return false;
+    }
+    return true;
+}
+
 /* Approximate sum of each chunk, in eq_ordsum_chunk_sums()'s grouping: the
  * chunk's 256 "lanes" of 4 terms each add their terms in order from 0.0,
  * the ordered tree inside each group of 64 lanes, the groups in order from
@@ -154,20 +178,12 @@ ord_chunk_sums_kernel(const EqcSumTable *t, double *chunk_sum, unsigned char *ze
 {
     __shared__ double stage[RUNS_WARPS][32 * RUNS_ROW];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const long long G = (long long)blockIdx.x * RUNS_WARPS + warp;
-    if (G >= total)
-        return; /* whole warps only: no block barrier below */
-    const GroupChunk q = group_chunk(t, G);
-    if (q.count <= 0) {
-        /* an empty sum's one chunk */
-        if (lane == 0)
-            for (int j = 0; j < q.k; j++) {
-                const long long g = t->chunk_off[q.s0 + j] + q.c;
-                chunk_sum[g] = 0.0;
-                zero[g] = 1;
-            }
+    GroupChunk q;
+    if (!warp_chunk(t, total, &q, [&](long long g) {
+            chunk_sum[g] = 0.0; /* an empty sum's one chunk */
+            zero[g] = 1;
+        }))
         return;
-    }
     double *st = stage[warp];
     stage_chunk(t->d[q.s0], q.first, q.count, st, lane);
     const double *mine = st + lane * RUNS_ROW;
@@ -547,20 +563,13 @@ ord_chunk_runs_kernel(const EqcSumTable *t, const int *plan, EqOrdRun *runs, lon
 {
     __shared__ double stage[RUNS_WARPS][32 * RUNS_ROW];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const long long G = (long long)blockIdx.x * RUNS_WARPS + warp;
-    if (G >= total)
-        return; /* whole warps only: no block barrier below */
-    const GroupChunk q = group_chunk(t, G);
-    if (q.count <= 0) {
-        /* an empty sum's chunk (planned "none" by its zero prefix anyway) */
-        if (lane == 0)
-            for (int j = 0; j < q.k; j++) {
-                const long long g = t->chunk_off[q.s0 + j] + q.c;
-                runs[g] = plan[g] == EQ_ORD_NONE ? eq_ord_poison() : eq_ord_empty();
-                split_idx[g] = -1;
-            }
+    GroupChunk q;
+    if (!warp_chunk(t, total, &q, [&](long long g) {
+            /* an empty sum's chunk (planned "none" by its zero prefix anyway) */
+            runs[g] = plan[g] == EQ_ORD_NONE ? eq_ord_poison() : eq_ord_empty();
+            split_idx[g] = -1;
+        }))
         return;
-    }
     double *st = stage[warp];
     double *mine = st + lane * RUNS_ROW;
     stage_chunk(t->d[q.s0], q.first, q.count, st, lane);
