@@ -377,18 +377,26 @@ static __device__ int split_chunk(const double *mine, double approx, int lane, E
     double ex = __shfl_up_sync(0xffffffffu, inc, 1);
     const double base = approx + (lane ? ex : 0.0);
 
-    /* the code of the last non-zero term of lanes 0 .. lane-1 */
-    int last = SPLIT_NOCODE;
+    /* one pass over the lane's codes: those of its first and last non-zero
+     * terms, and the heads after its first one (a crossing term, or a code
+     * other than the one before) */
+    int first = SPLIT_NOCODE, last = SPLIT_NOCODE, nh = 0;
     {
         double cur = base;
         for (int k = 0; k < 32; k++) {
             const double x = mine[k];
             if (x != 0.0) {
-                last = split_code(cur, x);
+                const int e = split_code(cur, x);
+                if (last == SPLIT_NOCODE)
+                    first = e;
+                else
+                    nh += e == EQ_CUDA_SPLIT_CROSS || e != last;
+                last = e;
                 cur += x;
             }
         }
     }
+    /* the code of the last non-zero term of lanes 0 .. lane-1 */
     for (int o = 1; o < 32; o *= 2) {
         const int t = __shfl_up_sync(0xffffffffu, last, o);
         if (lane >= o && last == SPLIT_NOCODE)
@@ -399,21 +407,10 @@ static __device__ int split_chunk(const double *mine, double approx, int lane, E
     if (lane == 0)
         prev_in = SPLIT_NOCODE;
 
-    /* heads: how many pieces start in this lane, and before it */
-    int nh = 0;
-    {
-        double cur = base;
-        int c = prev_in;
-        for (int k = 0; k < 32; k++) {
-            const double x = mine[k];
-            if (x != 0.0) {
-                const int code = split_code(cur, x);
-                nh += code == EQ_CUDA_SPLIT_CROSS || code != c;
-                c = code;
-                cur += x;
-            }
-        }
-    }
+    /* heads: how many pieces start in this lane (its first non-zero term
+     * starts one when it crosses or its code is not prev_in), and before
+     * it */
+    nh += first != SPLIT_NOCODE && (first == EQ_CUDA_SPLIT_CROSS || first != prev_in);
     int incn = nh;
     for (int o = 1; o < 32; o *= 2) {
         const int t = __shfl_up_sync(0xffffffffu, incn, o);
@@ -433,7 +430,9 @@ static __device__ int split_chunk(const double *mine, double approx, int lane, E
     if (lane == 0)
         rec->np = np;
 
-    /* the pieces: runs of the stretches under their binades */
+    /* the pieces: runs of the stretches under their binades (the codes
+     * formed again, the same values: keeping them from the pass above, 32
+     * per lane, would cost this kernel registers or shared memory) */
     EqOrdRun r = eq_ord_empty(), before_head = eq_ord_empty();
     int p = pb - 1, had_head = 0;
     {
