@@ -625,10 +625,19 @@ static void s2_reserve(int plane, size_t n)
 }
 
 /* The six term streams of each recorded plane as eq_s2_sums_c forms them
- * (lib/exact/ssimulacra2.h functions), each measured against the CPU's
- * own sum; planes in the order scale 0 channel 0, 1, 2, scale 1, ... */
+ * (sum k adds eq_s2_term of d or d1, lib/exact/ssimulacra2.h), each
+ * measured against the CPU's own sum; planes in the order scale 0 channel
+ * 0, 1, 2, scale 1, ... */
 static void s2_flush(void)
 {
+    static const int kinds[6] = {
+        [EQ_S2_SUM_D] = EQ_S2_TERM_X,
+        [EQ_S2_SUM_D4] = EQ_S2_TERM_QUARTIC,
+        [EQ_S2_SUM_ARTIFACT] = EQ_S2_TERM_ARTIFACT,
+        [EQ_S2_SUM_ARTIFACT4] = EQ_S2_TERM_ARTIFACT4,
+        [EQ_S2_SUM_DETAIL] = EQ_S2_TERM_DETAIL,
+        [EQ_S2_SUM_DETAIL4] = EQ_S2_TERM_DETAIL4,
+    };
     for (int plane = 0; plane < s2_plane; plane++) {
         const int scale = plane / 3, ch = plane % 3;
         size_t n = s2_n[plane];
@@ -637,18 +646,8 @@ static void s2_flush(void)
             s2_buf_cap = n;
         }
         for (int k = 0; k < 6; k++) {
-            for (size_t i = 0; i < n; i++) {
-                double v = k < 2 ? s2_d[plane][i] : s2_d1[plane][i];
-                switch (k) {
-                case EQ_S2_SUM_D4: v = eq_s2_quartic(v); break;
-                case EQ_S2_SUM_ARTIFACT: v = eq_s2_artifact(v); break;
-                case EQ_S2_SUM_ARTIFACT4: v = eq_s2_quartic(eq_s2_artifact(v)); break;
-                case EQ_S2_SUM_DETAIL: v = eq_s2_detail(v); break;
-                case EQ_S2_SUM_DETAIL4: v = eq_s2_quartic(eq_s2_detail(v)); break;
-                default: break;
-                }
-                s2_buf[i] = v;
-            }
+            for (size_t i = 0; i < n; i++)
+                s2_buf[i] = eq_s2_term(kinds[k], k < 2 ? s2_d[plane][i] : s2_d1[plane][i]);
             measure(s2_buf, n, M_S2, k, scale, ch, s2_cpu[plane][k]);
             s2_seen[eq_s2_sum_index(scale, ch, k)] = s2_cpu[plane][k];
         }

@@ -305,32 +305,30 @@ static void frame_views(const EqFrame *f, uint8_t *const base[3], const size_t p
     }
 }
 
-/* Copying pageable rows into pinned staging, split in bands of rows. */
+/* Copying one buffer's pageable rows into pinned staging, split in bands
+ * of rows. */
 typedef struct StageJob {
-    int n;                  /* buffers (1 or 2) */
-    const uint8_t *src[2];
-    ptrdiff_t sstride[2];
-    uint8_t *dst[2];
+    const uint8_t *src;
+    ptrdiff_t sstride;
+    uint8_t *dst;
     size_t row, pitch;
     int rows, bands;
 } StageJob;
 
-static void stage_rows(void *ctx, int job, int worker)
+static void stage_rows(void *ctx, int band, int worker)
 {
     StageJob *j = (StageJob *)ctx;
     (void)worker;
-    const int b = job / j->n, k = job % j->n;
-    const int y0 = (int)((int64_t)j->rows * b / j->bands);
-    const int y1 = (int)((int64_t)j->rows * (b + 1) / j->bands);
-    if ((size_t)j->sstride[k] == j->pitch) {
+    const int y0 = (int)((int64_t)j->rows * band / j->bands);
+    const int y1 = (int)((int64_t)j->rows * (band + 1) / j->bands);
+    if ((size_t)j->sstride == j->pitch) {
         if (y1 > y0)
-            memcpy(j->dst[k] + (size_t)y0 * j->pitch, j->src[k] + (size_t)y0 * j->pitch,
+            memcpy(j->dst + (size_t)y0 * j->pitch, j->src + (size_t)y0 * j->pitch,
                    j->pitch * (size_t)(y1 - y0 - 1) + j->row);
         return;
     }
     for (int y = y0; y < y1; y++)
-        memcpy(j->dst[k] + (size_t)y * j->pitch, j->src[k] + (ptrdiff_t)y * j->sstride[k],
-               j->row);
+        memcpy(j->dst + (size_t)y * j->pitch, j->src + (ptrdiff_t)y * j->sstride, j->row);
 }
 
 static int host_is_pinned(const void *ptr)
@@ -387,55 +385,45 @@ int eqc_upload_pair(EqCuda *cuda, const EqFrame *ref, const EqFrame *dist, EqcFr
          * distorted frame's: work that needs only the reference can start
          * while the rest is copied */
         uint8_t *stage = (uint8_t *)cuda->pinned;
-        for (int fi = 0; fi < 2; fi++)
-        for (int i = 0; i < nbuf; i++) {
-            StageJob job;
-            int staged[2] = { 0, 0 };
-            uint8_t *dst[2] = { NULL, NULL };
-            memset(&job, 0, sizeof(job));
-            job.row = row[i];
-            job.rows = rows[i];
-            job.pitch = pitch[i];
-            for (int f = fi; f <= fi; f++) {
+        for (int f = 0; f < 2; f++)
+            for (int i = 0; i < nbuf; i++) {
                 const uint8_t *src = (const uint8_t *)fr[f]->data[i];
-                ptrdiff_t sstride = rows[i] == 1 ? (ptrdiff_t)row[i] : fr[f]->stride[i];
+                const ptrdiff_t sstride = rows[i] == 1 ? (ptrdiff_t)row[i] : fr[f]->stride[i];
                 if (host_is_pinned(src)) {
                     EQC_CHECK(cuda, EQC_SITE_COPY,
                               cudaMemcpy2DAsync(base[f][i], pitch[i], src, (size_t)sstride,
                                                 row[i], rows[i], cudaMemcpyHostToDevice,
                                                 cuda->stream));
-                    continue;
-                }
-                job.src[job.n] = src;
-                job.sstride[job.n] = sstride;
-                job.dst[job.n] = stage;
-                job.n++;
-                staged[f] = 1;
-                dst[f] = stage;
-                stage += pitch[i] * rows[i];
-            }
-            if (job.n) {
-                /* the rows of both frames in bands, on the staging threads */
-                int bands = cuda->stage_pool ? 4 * eq_pool_threads(cuda->stage_pool) : 1;
-                if (bands > rows[i])
-                    bands = rows[i];
-                job.bands = bands;
-                if (cuda->stage_pool && bands > 1)
-                    eq_pool_run(cuda->stage_pool, job.n * bands, stage_rows, &job);
-                else
-                    for (int k = 0; k < job.n * bands; k++)
-                        stage_rows(&job, k, 0);
-            }
-            for (int f = 0; f < 2; f++)
-                if (staged[f])
+                } else {
+                    /* the rows in bands, on the staging threads, then one
+                     * copy of the staged buffer */
+                    StageJob job;
+                    memset(&job, 0, sizeof(job));
+                    job.src = src;
+                    job.sstride = sstride;
+                    job.dst = stage;
+                    job.row = row[i];
+                    job.rows = rows[i];
+                    job.pitch = pitch[i];
+                    int bands = cuda->stage_pool ? 4 * eq_pool_threads(cuda->stage_pool) : 1;
+                    if (bands > rows[i])
+                        bands = rows[i];
+                    job.bands = bands;
+                    if (cuda->stage_pool && bands > 1)
+                        eq_pool_run(cuda->stage_pool, bands, stage_rows, &job);
+                    else
+                        for (int k = 0; k < bands; k++)
+                            stage_rows(&job, k, 0);
                     EQC_CHECK(cuda, EQC_SITE_COPY,
-                              cudaMemcpyAsync(base[f][i], dst[f], pitch[i] * rows[i],
+                              cudaMemcpyAsync(base[f][i], stage, pitch[i] * rows[i],
                                               cudaMemcpyHostToDevice, cuda->stream));
-            if (fi == 0 && i == nbuf - 1) {
-                EQC_CHECK(cuda, EQC_SITE_OTHER, cudaEventRecord(cuda->ref_ev, cuda->stream));
-                cuda->ref_ready = 1;
+                    stage += pitch[i] * rows[i];
+                }
+                if (f == 0 && i == nbuf - 1) {
+                    EQC_CHECK(cuda, EQC_SITE_OTHER, cudaEventRecord(cuda->ref_ev, cuda->stream));
+                    cuda->ref_ready = 1;
+                }
             }
-        }
     }
     frame_views(ref, base[0], pitch, dref);
     frame_views(dist, base[1], pitch, ddist);

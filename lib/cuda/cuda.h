@@ -18,6 +18,7 @@ extern "C" {
 /* internal.h and frame.h are C headers without linkage guards. */
 #include "internal.h"
 #include "exact/ordsum.h"
+#include "exact/ssimulacra2.h"
 
 /*
  * How the frame sums are formed on the device.
@@ -123,14 +124,15 @@ typedef struct EqCudaSumCase {
     int kind; /* EQ_CUDA_TERM_*: what is added for x[i] */
 } EqCudaSumCase;
 
-/* Terms the engine forms from x[i] (lib/exact/ssimulacra2.h functions). */
+/* Terms the engine forms from x[i]: eq_s2_term(kind, x[i]), whose kinds
+ * (lib/exact/ssimulacra2.h) these name. */
 enum {
-    EQ_CUDA_TERM_X = 0,     /* x[i] */
-    EQ_CUDA_TERM_QUARTIC,   /* eq_s2_quartic(x[i]) */
-    EQ_CUDA_TERM_ARTIFACT,  /* eq_s2_artifact(x[i]) */
-    EQ_CUDA_TERM_ARTIFACT4, /* eq_s2_quartic(eq_s2_artifact(x[i])) */
-    EQ_CUDA_TERM_DETAIL,    /* eq_s2_detail(x[i]) */
-    EQ_CUDA_TERM_DETAIL4,   /* eq_s2_quartic(eq_s2_detail(x[i])) */
+    EQ_CUDA_TERM_X = EQ_S2_TERM_X,                 /* x[i] */
+    EQ_CUDA_TERM_QUARTIC = EQ_S2_TERM_QUARTIC,     /* eq_s2_quartic(x[i]) */
+    EQ_CUDA_TERM_ARTIFACT = EQ_S2_TERM_ARTIFACT,   /* eq_s2_artifact(x[i]) */
+    EQ_CUDA_TERM_ARTIFACT4 = EQ_S2_TERM_ARTIFACT4, /* eq_s2_quartic(eq_s2_artifact(x[i])) */
+    EQ_CUDA_TERM_DETAIL = EQ_S2_TERM_DETAIL,       /* eq_s2_detail(x[i]) */
+    EQ_CUDA_TERM_DETAIL4 = EQ_S2_TERM_DETAIL4,     /* eq_s2_quartic(eq_s2_detail(x[i])) */
 };
 
 /*
@@ -147,7 +149,7 @@ enum {
  * made cheap: a wrong split costs time, never bits.
  */
 #define EQ_CUDA_SPLIT_MAX 32
-#define EQ_CUDA_SPLIT_CROSS (-32767) /* EQ_ORD_NONE + 1 */
+#define EQ_CUDA_SPLIT_CROSS EQ_ORD_CROSS /* lib/exact/ordsum.h, -32767 */
 typedef struct EqCudaSplitPiece {
     EqOrdRun run;
     double x;

@@ -27,56 +27,41 @@ static __device__ __forceinline__ int group_of_chunk(const EqcSumTable *t, long 
     return lo;
 }
 
-/* The term of kind `kind` (EQC_TERM_*) on K values in place, the
- * (block-uniform) kind tested once: the loads before it then issue
- * together instead of one branch at a time. A value 0.0 stays +0.0 for
- * every kind. */
+/* eq_s2_term of the kind KIND on K values in place (the formula folded
+ * in at compile time). */
+template <int KIND, int K>
+static __device__ __forceinline__ void terms_as(double v[K])
+{
+#pragma unroll
+    for (int j = 0; j < K; j++)
+        v[j] = eq_s2_term(KIND, v[j]);
+}
+
+/* The term of kind `kind` (EQC_TERM_*: eq_s2_term) on K values in place,
+ * the (block-uniform) kind tested once: the loads before it then issue
+ * together instead of one branch at a time. Kind X (and any other) leaves
+ * the values as they are. A value 0.0 stays +0.0 for every kind. */
 template <int K>
 static __device__ __forceinline__ void terms_of(int kind, double v[K])
 {
     switch (kind) {
     case EQC_TERM_QUARTIC:
-#pragma unroll
-        for (int j = 0; j < K; j++)
-            v[j] = eq_s2_quartic(v[j]);
+        terms_as<EQC_TERM_QUARTIC, K>(v);
         break;
     case EQC_TERM_ARTIFACT:
-#pragma unroll
-        for (int j = 0; j < K; j++)
-            v[j] = eq_s2_artifact(v[j]);
+        terms_as<EQC_TERM_ARTIFACT, K>(v);
         break;
     case EQC_TERM_ARTIFACT4:
-#pragma unroll
-        for (int j = 0; j < K; j++)
-            v[j] = eq_s2_quartic(eq_s2_artifact(v[j]));
+        terms_as<EQC_TERM_ARTIFACT4, K>(v);
         break;
     case EQC_TERM_DETAIL:
-#pragma unroll
-        for (int j = 0; j < K; j++)
-            v[j] = eq_s2_detail(v[j]);
+        terms_as<EQC_TERM_DETAIL, K>(v);
         break;
     case EQC_TERM_DETAIL4:
-#pragma unroll
-        for (int j = 0; j < K; j++)
-            v[j] = eq_s2_quartic(eq_s2_detail(v[j]));
+        terms_as<EQC_TERM_DETAIL4, K>(v);
         break;
     default:
         break;
-    }
-}
-
-/* The kind whose term is eq_s2_quartic of kind k's term (-1: none). */
-static __device__ __forceinline__ int quartic_of(int k)
-{
-    switch (k) {
-    case EQC_TERM_X:
-        return EQC_TERM_QUARTIC;
-    case EQC_TERM_ARTIFACT:
-        return EQC_TERM_ARTIFACT4;
-    case EQC_TERM_DETAIL:
-        return EQC_TERM_DETAIL4;
-    default:
-        return -1;
     }
 }
 
@@ -135,8 +120,8 @@ static __device__ __forceinline__ void stage_chunk(const EqcSumDesc &d, long lon
     __syncwarp();
 }
 
-/* The prologue of both chunk kernels: warp G's plane group, its chunk c
- * and the chunk's count of values (<= 0: an empty sum's one chunk). */
+/* Warp G's plane group, its chunk c and the chunk's count of values
+ * (<= 0: an empty sum's one chunk). */
 struct GroupChunk {
     int s0, k;       /* sums s0 .. s0 + k - 1 */
     long long c, first;
@@ -156,6 +141,30 @@ static __device__ __forceinline__ GroupChunk group_chunk(const EqcSumTable *t, l
     return q;
 }
 
+/* The prologue both chunk kernels share: this warp's chunk of its plane
+ * group in *q (warp G of the grid, RUNS_WARPS to a block). Returns false
+ * when the warp has nothing to stage: G past the last chunk (whole warps
+ * return, so the kernels have no block barrier), or an empty sum's one
+ * chunk, for which lane 0 calls empty(g) with the chunk index g of each
+ * sum of the group. */
+template <typename Empty>
+static __device__ __forceinline__ bool warp_chunk(const EqcSumTable *t, long long total,
+                                                  GroupChunk *q, Empty empty)
+{
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const long long G = (long long)blockIdx.x * RUNS_WARPS + warp;
+    if (G >= total)
+        return false;
+    *q = group_chunk(t, G);
+    if (q->count <= 0) {
+        if (lane == 0)
+            for (int j = 0; j < q->k; j++)
+                empty(t->chunk_off[q->s0 + j] + q->c);
+        return false;
+    }
+    return true;
+}
+
 /* Approximate sum of each chunk, in eq_ordsum_chunk_sums()'s grouping: the
  * chunk's 256 "lanes" of 4 terms each add their terms in order from 0.0,
  * the ordered tree inside each group of 64 lanes, the groups in order from
@@ -169,20 +178,12 @@ ord_chunk_sums_kernel(const EqcSumTable *t, double *chunk_sum, unsigned char *ze
 {
     __shared__ double stage[RUNS_WARPS][32 * RUNS_ROW];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const long long G = (long long)blockIdx.x * RUNS_WARPS + warp;
-    if (G >= total)
-        return; /* whole warps only: no block barrier below */
-    const GroupChunk q = group_chunk(t, G);
-    if (q.count <= 0) {
-        /* an empty sum's one chunk */
-        if (lane == 0)
-            for (int j = 0; j < q.k; j++) {
-                const long long g = t->chunk_off[q.s0 + j] + q.c;
-                chunk_sum[g] = 0.0;
-                zero[g] = 1;
-            }
+    GroupChunk q;
+    if (!warp_chunk(t, total, &q, [&](long long g) {
+            chunk_sum[g] = 0.0; /* an empty sum's one chunk */
+            zero[g] = 1;
+        }))
         return;
-    }
     double *st = stage[warp];
     stage_chunk(t->d[q.s0], q.first, q.count, st, lane);
     const double *mine = st + lane * RUNS_ROW;
@@ -329,15 +330,15 @@ static __device__ __forceinline__ void push_fast(LaneFast *l, double x, int e)
 
 /* ---- split records (EqCudaSplit, lib/cuda/cuda.h) ---- */
 
-static_assert(EQ_CUDA_SPLIT_CROSS == EQC_PLAN_CROSS, "one code for a crossing term");
 #define SPLIT_NOCODE INT_MIN /* no non-zero term yet */
 
 /* A non-zero term's piece code under the approximate prefix `cur` before
- * it: the binade cur and cur + x share, or EQ_CUDA_SPLIT_CROSS. */
+ * it: the term's plan (eq_ord_plan_term), where a term without a binade
+ * (EQ_ORD_NONE) is a crossing one too: a binade or EQ_CUDA_SPLIT_CROSS. */
 static __device__ __forceinline__ int split_code(double cur, double x)
 {
-    const int eb = eq_ord_plan_binade(cur), ea = eq_ord_plan_binade(cur + x);
-    return eb == ea && eb != EQ_ORD_NONE ? eb : EQ_CUDA_SPLIT_CROSS;
+    const int e = eq_ord_plan_term(cur, x);
+    return e == EQ_ORD_NONE ? EQ_CUDA_SPLIT_CROSS : e;
 }
 
 static __device__ __forceinline__ EqOrdSegRun shfl_up_seg(const EqOrdSegRun &r, int k)
@@ -376,18 +377,26 @@ static __device__ int split_chunk(const double *mine, double approx, int lane, E
     double ex = __shfl_up_sync(0xffffffffu, inc, 1);
     const double base = approx + (lane ? ex : 0.0);
 
-    /* the code of the last non-zero term of lanes 0 .. lane-1 */
-    int last = SPLIT_NOCODE;
+    /* one pass over the lane's codes: those of its first and last non-zero
+     * terms, and the heads after its first one (a crossing term, or a code
+     * other than the one before) */
+    int first = SPLIT_NOCODE, last = SPLIT_NOCODE, nh = 0;
     {
         double cur = base;
         for (int k = 0; k < 32; k++) {
             const double x = mine[k];
             if (x != 0.0) {
-                last = split_code(cur, x);
+                const int e = split_code(cur, x);
+                if (last == SPLIT_NOCODE)
+                    first = e;
+                else
+                    nh += e == EQ_CUDA_SPLIT_CROSS || e != last;
+                last = e;
                 cur += x;
             }
         }
     }
+    /* the code of the last non-zero term of lanes 0 .. lane-1 */
     for (int o = 1; o < 32; o *= 2) {
         const int t = __shfl_up_sync(0xffffffffu, last, o);
         if (lane >= o && last == SPLIT_NOCODE)
@@ -398,21 +407,10 @@ static __device__ int split_chunk(const double *mine, double approx, int lane, E
     if (lane == 0)
         prev_in = SPLIT_NOCODE;
 
-    /* heads: how many pieces start in this lane, and before it */
-    int nh = 0;
-    {
-        double cur = base;
-        int c = prev_in;
-        for (int k = 0; k < 32; k++) {
-            const double x = mine[k];
-            if (x != 0.0) {
-                const int code = split_code(cur, x);
-                nh += code == EQ_CUDA_SPLIT_CROSS || code != c;
-                c = code;
-                cur += x;
-            }
-        }
-    }
+    /* heads: how many pieces start in this lane (its first non-zero term
+     * starts one when it crosses or its code is not prev_in), and before
+     * it */
+    nh += first != SPLIT_NOCODE && (first == EQ_CUDA_SPLIT_CROSS || first != prev_in);
     int incn = nh;
     for (int o = 1; o < 32; o *= 2) {
         const int t = __shfl_up_sync(0xffffffffu, incn, o);
@@ -432,7 +430,9 @@ static __device__ int split_chunk(const double *mine, double approx, int lane, E
     if (lane == 0)
         rec->np = np;
 
-    /* the pieces: runs of the stretches under their binades */
+    /* the pieces: runs of the stretches under their binades (the codes
+     * formed again, the same values: keeping them from the pass above, 32
+     * per lane, would cost this kernel registers or shared memory) */
     EqOrdRun r = eq_ord_empty(), before_head = eq_ord_empty();
     int p = pb - 1, had_head = 0;
     {
@@ -562,20 +562,13 @@ ord_chunk_runs_kernel(const EqcSumTable *t, const int *plan, EqOrdRun *runs, lon
 {
     __shared__ double stage[RUNS_WARPS][32 * RUNS_ROW];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const long long G = (long long)blockIdx.x * RUNS_WARPS + warp;
-    if (G >= total)
-        return; /* whole warps only: no block barrier below */
-    const GroupChunk q = group_chunk(t, G);
-    if (q.count <= 0) {
-        /* an empty sum's chunk (planned "none" by its zero prefix anyway) */
-        if (lane == 0)
-            for (int j = 0; j < q.k; j++) {
-                const long long g = t->chunk_off[q.s0 + j] + q.c;
-                runs[g] = plan[g] == EQ_ORD_NONE ? eq_ord_poison() : eq_ord_empty();
-                split_idx[g] = -1;
-            }
+    GroupChunk q;
+    if (!warp_chunk(t, total, &q, [&](long long g) {
+            /* an empty sum's chunk (planned "none" by its zero prefix anyway) */
+            runs[g] = plan[g] == EQ_ORD_NONE ? eq_ord_poison() : eq_ord_empty();
+            split_idx[g] = -1;
+        }))
         return;
-    }
     double *st = stage[warp];
     double *mine = st + lane * RUNS_ROW;
     stage_chunk(t->d[q.s0], q.first, q.count, st, lane);
@@ -590,7 +583,7 @@ ord_chunk_runs_kernel(const EqcSumTable *t, const int *plan, EqOrdRun *runs, lon
          * this warp read it a moment ago) */
         int todo = kind;
         if (kind != held) {
-            if (kind == quartic_of(held)) {
+            if (kind == eq_s2_term_quartic(held)) {
                 todo = EQC_TERM_QUARTIC;
             } else if (held != EQC_TERM_X) {
                 __syncwarp();
@@ -700,25 +693,23 @@ ord_segments_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs,
     }
 }
 
-#define WALK_BATCH 256
 #define EQC_SPLIT_POOL 4096
 
+/* The records of the one group of EQC_ORD_SEG chunks the walk stages
+ * (thread i stages chunk i of the group; every index is a chunk of it). */
 struct WalkShared {
-    EqOrdRun run[WALK_BATCH];
-    EqOrdRun seg[WALK_BATCH];
-    int plan[WALK_BATCH];
-    int seg_len[WALK_BATCH];
-    unsigned char zero[WALK_BATCH];
-    int split[WALK_BATCH];
+    EqOrdRun run[EQC_ORD_SEG];
+    EqOrdRun seg[EQC_ORD_SEG];
+    int plan[EQC_ORD_SEG];
+    int seg_len[EQC_ORD_SEG];
+    unsigned char zero[EQC_ORD_SEG];
+    int split[EQC_ORD_SEG];
     double s;
     long long next;
     int pos0;
     EqcExactShared ex;
 };
 
-/* Per sum, the exact running sum from +0.0: segments and chunks applied by
- * lane 0 while their checks pass, a failing chunk added exactly by the
- * whole block. */
 /* Warp 0 applies the pieces of a split chunk to the exact sum *x (every
  * lane the same arithmetic on the same values): lane p loads piece p (one
  * load latency for the record, np <= 32), the pieces then reach all lanes
@@ -814,7 +805,7 @@ ord_walk_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs,
     const long long off = t->chunk_off[s], nch = t->chunk_off[s + 1] - off;
     const int i = threadIdx.x;
     double sum = 0.0;
-    static_assert(WALK_BATCH >= EQC_ORD_SEG && EQC_ORD_SEG <= EQC_ORD_LANES, "a group a batch");
+    static_assert(EQC_ORD_SEG <= EQC_ORD_LANES, "a thread per chunk of a group");
     long long base = 0;
     while (base < nch) {
         if (!none_plan) {

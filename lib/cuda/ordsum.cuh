@@ -27,11 +27,13 @@
  *   segments    one block per aligned group of 64 chunks: the stretches of
  *               one planned binade, each by the ordered tree from its head
  *               (eq_ordsum_segment_runs()).
- *   walk        one block per sum: records staged 256 chunks at a time in
- *               shared memory; lane 0 applies segments and chunks with the
- *               checked eq_ord_apply(). Where a check fails the whole block
- *               adds that chunk's terms exactly (eqc_block_exact_add below)
- *               instead of one lane adding 1024 terms in a row.
+ *   walk        one block per sum: whole groups of 64 chunks by their one
+ *               segment's run where they can; elsewhere a group's records
+ *               staged in shared memory, and warp 0 applies segments and
+ *               chunks with the checked eq_ord_apply(). Where a check fails
+ *               the whole block adds that chunk's terms exactly
+ *               (eqc_block_exact_add below) instead of one lane adding 1024
+ *               terms in a row.
  *
  * eqc_block_exact_add: with the running sum s in binade E, every term's run
  * under E is formed in parallel and combined by an ordered block scan into
@@ -115,9 +117,6 @@ static __device__ __forceinline__ EqOrdRun eqc_block_scan(EqOrdRun r, EqOrdRun *
 }
 
 #define EQC_PLAN_MAX_SEGS 64
-/* Planned binade of a term whose add crosses a binade (by the approximate
- * prefix): added alone with the plain double add. */
-#define EQC_PLAN_CROSS (EQ_ORD_NONE + 1)
 
 struct EqcExactShared {
     EqOrdRun warp[EQC_ORD_WARPS];
@@ -240,12 +239,10 @@ static __device__ int eqc_block_planned_pass(double *s_io, const double v[EQC_OR
     int e[EQC_ORD_TPL];
     for (int j = 0; j < EQC_ORD_TPL; j++) {
         const int i = t0 + j;
-        /* binades of the approximate sum before and after the term; a term
-         * that (by the plan) crosses is added alone with the plain add */
-        const double before = s + (excl + loc[j]);
-        const int eb = eq_ord_plan_binade(before);
-        const int ea = eq_ord_plan_binade(before + v[j]);
-        e[j] = eb == ea ? eb : EQC_PLAN_CROSS;
+        /* the plan of the term after the approximate sum before it; a term
+         * that (by the plan) crosses, EQ_ORD_CROSS, is added alone with the
+         * plain add */
+        e[j] = eq_ord_plan_term(s + (excl + loc[j]), v[j]);
         if (i >= pos && i < count)
             sh->e[i] = e[j];
     }
@@ -255,8 +252,8 @@ static __device__ int eqc_block_planned_pass(double *s_io, const double v[EQC_OR
         const int i = t0 + j;
         head[j] = 0;
         if (i >= pos && i < count)
-            head[j] = i == pos || e[j] == EQ_ORD_NONE || e[j] == EQC_PLAN_CROSS ||
-                      e[j] != sh->e[i - 1];
+            head[j] =
+                i == pos || e[j] == EQ_ORD_NONE || e[j] == EQ_ORD_CROSS || e[j] != sh->e[i - 1];
         nh += head[j];
         sh->head[i] = (unsigned char)head[j];
     }
@@ -276,8 +273,8 @@ static __device__ int eqc_block_planned_pass(double *s_io, const double v[EQC_OR
         x.head = head[j];
         x.run = eq_ord_empty();
         if (i >= pos && i < count)
-            x.run = e[j] == EQ_ORD_NONE || e[j] == EQC_PLAN_CROSS ? eq_ord_poison()
-                                                                  : eq_ord_term(v[j], e[j]);
+            x.run = e[j] == EQ_ORD_NONE || e[j] == EQ_ORD_CROSS ? eq_ord_poison()
+                                                                : eq_ord_term(v[j], e[j]);
         agg = eq_ord_seg_combine(agg, x);
         loc_inc[j] = agg;
     }
@@ -303,7 +300,7 @@ static __device__ int eqc_block_planned_pass(double *s_io, const double v[EQC_OR
         double x = s;
         int k = 0;
         for (; k < nseg; k++) {
-            if (sh->seg_e[k] == EQC_PLAN_CROSS) {
+            if (sh->seg_e[k] == EQ_ORD_CROSS) {
                 x = x + sh->seg_x[k]; /* the loop's own add */
                 continue;
             }

@@ -650,14 +650,36 @@ EQ_HD static inline int eq_ord_plan_binade(double approx_prefix)
     return eq_ord_binade(approx_prefix);
 }
 
+/* The plan's one formula, for a stretch of terms (a chunk, one term) with
+ * the approximate sums before and after it: the binade they share (which
+ * is EQ_ORD_NONE when neither is normal), or `differ` when they differ.
+ * Advice only. */
+EQ_HD static inline int eq_ord_plan_span(double approx_before, double approx_after, int differ)
+{
+    int e = eq_ord_binade(approx_before);
+    return e == eq_ord_binade(approx_after) ? e : differ;
+}
+
 /* The plan for one chunk from the approximate sums before and after it: the
  * binade they share, or "term by term" when they differ (the chunk will
  * most likely cross a binade, and planning it "none" keeps it out of the
  * segments around it, whose checks then pass). Advice only. */
 EQ_HD static inline int eq_ord_plan_chunk(double approx_before, double approx_after)
 {
-    int e = eq_ord_binade(approx_before);
-    return e == eq_ord_binade(approx_after) ? e : EQ_ORD_NONE;
+    return eq_ord_plan_span(approx_before, approx_after, EQ_ORD_NONE);
+}
+
+/* A term planned alone (the device's planned pass and split records): its
+ * add crosses a binade by the approximate sums, and it is added alone with
+ * the plain double add. Outside the binades' range, as EQ_ORD_NONE is. */
+#define EQ_ORD_CROSS (EQ_ORD_NONE + 1)
+
+/* The plan for the term x after the approximate sum `approx_before`: the
+ * binade the sums before and after its add share, EQ_ORD_NONE when neither
+ * is normal, or EQ_ORD_CROSS when they differ. Advice only. */
+EQ_HD static inline int eq_ord_plan_term(double approx_before, double x)
+{
+    return eq_ord_plan_span(approx_before, approx_before + x, EQ_ORD_CROSS);
 }
 
 /* A segment starts at chunk c when c is the first chunk of an aligned group

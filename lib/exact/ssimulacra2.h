@@ -304,6 +304,52 @@ EQ_HD static inline double eq_s2_detail(double d1)
     return n > 0.0 ? n : 0.0;
 }
 
+/*
+ * The term a sum adds for a value x of a plane, by kind: the six sums of a
+ * channel, in EQ_S2_SUM_* order, add the kinds in this order, of d for the
+ * first two and of d1 for the others (the GPU engine forms them on the fly
+ * from the two planes, lib/cuda/ordsum.cu). An even kind is a base term (x
+ * itself, eq_s2_artifact, eq_s2_detail), the odd kind after it that term's
+ * eq_s2_quartic: for an even k, eq_s2_term(k + 1, x) is
+ * eq_s2_quartic(eq_s2_term(k, x)), the same operations, so a quartic's
+ * terms can be formed from its base's (eq_s2_term_quartic). Other kinds
+ * add x.
+ */
+enum {
+    EQ_S2_TERM_X = 0,         /* x */
+    EQ_S2_TERM_QUARTIC = 1,   /* eq_s2_quartic(x) */
+    EQ_S2_TERM_ARTIFACT = 2,  /* eq_s2_artifact(x) */
+    EQ_S2_TERM_ARTIFACT4 = 3, /* eq_s2_quartic(eq_s2_artifact(x)) */
+    EQ_S2_TERM_DETAIL = 4,    /* eq_s2_detail(x) */
+    EQ_S2_TERM_DETAIL4 = 5,   /* eq_s2_quartic(eq_s2_detail(x)) */
+    EQ_S2_TERMS = 6
+};
+
+EQ_HD static inline double eq_s2_term(int kind, double x)
+{
+    double t;
+    if (kind < 0 || kind >= EQ_S2_TERMS)
+        return x;
+    switch (kind & ~1) {
+    case EQ_S2_TERM_ARTIFACT:
+        t = eq_s2_artifact(x);
+        break;
+    case EQ_S2_TERM_DETAIL:
+        t = eq_s2_detail(x);
+        break;
+    default:
+        t = x;
+        break;
+    }
+    return (kind & 1) ? eq_s2_quartic(t) : t;
+}
+
+/* The kind whose term is eq_s2_quartic of kind k's term, or -1. */
+EQ_HD static inline int eq_s2_term_quartic(int kind)
+{
+    return kind >= 0 && kind < EQ_S2_TERMS && !(kind & 1) ? kind + 1 : -1;
+}
+
 /* ----------------------------------------------------------- YUV to RGB */
 
 /*

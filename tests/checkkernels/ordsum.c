@@ -145,25 +145,6 @@ static int split_ok(const EqCudaSplit *r, const double *x, ptrdiff_t stride, siz
 #undef T
 }
 
-/* The term a sum of kind k adds for x (lib/cuda/cuda.h EQ_CUDA_TERM_*). */
-static double term_of(int k, double x)
-{
-    switch (k) {
-    case EQ_CUDA_TERM_QUARTIC:
-        return eq_s2_quartic(x);
-    case EQ_CUDA_TERM_ARTIFACT:
-        return eq_s2_artifact(x);
-    case EQ_CUDA_TERM_ARTIFACT4:
-        return eq_s2_quartic(eq_s2_artifact(x));
-    case EQ_CUDA_TERM_DETAIL:
-        return eq_s2_detail(x);
-    case EQ_CUDA_TERM_DETAIL4:
-        return eq_s2_quartic(eq_s2_detail(x));
-    default:
-        return x;
-    }
-}
-
 /* Sums of one plane (as SSIMULACRA2 sends six sums of two planes): the
  * launch stages each chunk once for the sums of the plane, forms each
  * sum's terms in place (the quartic of the term held where it can, x
@@ -201,7 +182,7 @@ static void ck_ordsum_groups(CkContext *ck, uint64_t *rng)
             for (int k = 0; k < 7; k++) {
                 char what[96];
                 for (size_t i = 0; i < n; i++)
-                    t[i] = term_of(kinds[k], x[i]);
+                    t[i] = eq_s2_term(kinds[k], x[i]);
                 const double want = eq_ordsum_loop(t, n, 1, 0.0);
                 snprintf(what, sizeof(what), "one plane, fill %d n %zu: sum %d (kind %d)",
                          fills[f], n, k, kinds[k]);

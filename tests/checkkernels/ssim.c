@@ -51,29 +51,69 @@ static void terms_c(const float *ref, const float *dist, int w, int h, double *l
     free(prod);
 }
 
+/* What both checks start from: a w x h frame of `fmt` with `pad` extra
+ * bytes per row and its distortion (tight rows), their component 0 in
+ * floats by the C stage (fr, fd) and two buffers of w x h floats for the
+ * device's (gr, gd). */
+typedef struct SsimPair {
+    FgFrame r, d;
+    float *fr, *fd, *gr, *gd;
+} SsimPair;
+
+static void pair_free(SsimPair *p)
+{
+    free(p->fr);
+    free(p->fd);
+    free(p->gr);
+    free(p->gd);
+    fg_free(&p->r);
+    fg_free(&p->d);
+}
+
+static int pair_make(CkContext *ck, const FgFormat *fmt, int w, int h, int pad, uint64_t *rng,
+                     SsimPair *p)
+{
+    const size_t n = (size_t)w * h;
+    memset(p, 0, sizeof(*p));
+    if (fg_alloc(&p->r, fmt, w, h, pad) < 0 || fg_alloc(&p->d, fmt, w, h, 0) < 0) {
+        ck_error(ck, "allocation", EQ_ERR_NO_MEMORY);
+        pair_free(p);
+        return -1;
+    }
+    fg_fill(&p->r, fg_splitmix(rng), 1);
+    fg_distort(&p->d, &p->r, fg_splitmix(rng), 1u << (fmt->bitdepth - 3));
+    p->fr = malloc(n * 4);
+    p->fd = malloc(n * 4);
+    p->gr = malloc(n * 4);
+    p->gd = malloc(n * 4);
+    if (!p->fr || !p->fd || !p->gr || !p->gd) {
+        ck_error(ck, "allocation", EQ_ERR_NO_MEMORY);
+        pair_free(p);
+        return -1;
+    }
+    EqPlane pr, pd;
+    eq_frame_plane(&p->r.f, 0, &pr);
+    eq_frame_plane(&p->d.f, 0, &pd);
+    for (int y = 0; y < h; y++) {
+        eq_ssim_to_float_c(&pr, y, fmt->bitdepth, p->fr + (size_t)y * w);
+        eq_ssim_to_float_c(&pd, y, fmt->bitdepth, p->fd + (size_t)y * w);
+    }
+    return 0;
+}
+
 static void check_size(CkContext *ck, const FgFormat *fmt, int w, int h, uint64_t *rng)
 {
-    FgFrame r, d;
+    SsimPair pair;
     char what[128];
-    if (fg_alloc(&r, fmt, w, h, 5) < 0 || fg_alloc(&d, fmt, w, h, 0) < 0) {
-        ck_error(ck, "allocation", EQ_ERR_NO_MEMORY);
+    if (pair_make(ck, fmt, w, h, 5, rng, &pair) < 0)
         return;
-    }
-    fg_fill(&r, fg_splitmix(rng), 1);
-    fg_distort(&d, &r, fg_splitmix(rng), 1u << (fmt->bitdepth - 3));
     const size_t n = (size_t)w * h;
-    float *fr = malloc(n * 4), *fd = malloc(n * 4), *gr = malloc(n * 4), *gd = malloc(n * 4);
+    const float *fr = pair.fr, *fd = pair.fd;
+    float *gr = pair.gr, *gd = pair.gd;
 
     /* to_float */
-    EqPlane pr, pd;
-    eq_frame_plane(&r.f, 0, &pr);
-    eq_frame_plane(&d.f, 0, &pd);
-    for (int y = 0; y < h; y++) {
-        eq_ssim_to_float_c(&pr, y, fmt->bitdepth, fr + (size_t)y * w);
-        eq_ssim_to_float_c(&pd, y, fmt->bitdepth, fd + (size_t)y * w);
-    }
     for (int run = 0; run < 2; run++) {
-        int err = eq_cuda_stage_ssim_to_float(ck->cuda, &r.f, &d.f, 0, gr, gd);
+        int err = eq_cuda_stage_ssim_to_float(ck->cuda, &pair.r.f, &pair.d.f, 0, gr, gd);
         if (err < 0) {
             ck_error(ck, "to_float", err);
             continue;
@@ -175,12 +215,7 @@ static void check_size(CkContext *ck, const FgFormat *fmt, int w, int h, uint64_
         free(glcs);
         free(sw);
     }
-    free(fr);
-    free(fd);
-    free(gr);
-    free(gd);
-    fg_free(&r);
-    fg_free(&d);
+    pair_free(&pair);
 }
 
 /*
@@ -194,26 +229,17 @@ static void check_size(CkContext *ck, const FgFormat *fmt, int w, int h, uint64_
 static void check_front(CkContext *ck, const FgFormat *fmt, int w, int h, uint64_t *rng)
 {
     static const int misaligns[] = {0, 1, 4, 6};
-    FgFrame r, d;
+    SsimPair pair;
     char what[160];
-    if (fg_alloc(&r, fmt, w, h, 3) < 0 || fg_alloc(&d, fmt, w, h, 0) < 0) {
-        ck_error(ck, "allocation", EQ_ERR_NO_MEMORY);
+    if (pair_make(ck, fmt, w, h, 3, rng, &pair) < 0)
         return;
-    }
-    fg_fill(&r, fg_splitmix(rng), 1);
-    fg_distort(&d, &r, fg_splitmix(rng), 1u << (fmt->bitdepth - 3));
     const size_t n = (size_t)w * h;
-    float *fr = malloc(n * 4), *fd = malloc(n * 4), *gr = malloc(n * 4), *gd = malloc(n * 4);
-    EqPlane pr, pd;
-    eq_frame_plane(&r.f, 0, &pr);
-    eq_frame_plane(&d.f, 0, &pd);
-    for (int y = 0; y < h; y++) {
-        eq_ssim_to_float_c(&pr, y, fmt->bitdepth, fr + (size_t)y * w);
-        eq_ssim_to_float_c(&pd, y, fmt->bitdepth, fd + (size_t)y * w);
-    }
+    const float *fr = pair.fr, *fd = pair.fd;
+    float *gr = pair.gr, *gd = pair.gd;
     for (size_t a = 0; a < sizeof(misaligns) / sizeof(misaligns[0]); a++) {
         for (int run = 0; run < 2; run++) {
-            int err = eq_cuda_stage_ssim_to_float(ck->cuda, &r.f, &d.f, misaligns[a], gr, gd);
+            int err = eq_cuda_stage_ssim_to_float(ck->cuda, &pair.r.f, &pair.d.f, misaligns[a],
+                                                  gr, gd);
             if (err < 0) {
                 ck_error(ck, "to_float", err);
                 continue;
@@ -244,8 +270,8 @@ static void check_front(CkContext *ck, const FgFormat *fmt, int w, int h, uint64
         for (size_t a = 0; a < sizeof(misaligns) / sizeof(misaligns[0]); a++) {
             for (int run = 0; run < 2; run++) {
                 memset(got, 0, m * 8);
-                int err = eq_cuda_stage_ssim_box_samples(ck->cuda, &r.f, &d.f, f, misaligns[a],
-                                                         got, got + m);
+                int err = eq_cuda_stage_ssim_box_samples(ck->cuda, &pair.r.f, &pair.d.f, f,
+                                                         misaligns[a], got, got + m);
                 if (err < 0) {
                     ck_error(ck, "box_samples", err);
                     continue;
@@ -261,12 +287,7 @@ static void check_front(CkContext *ck, const FgFormat *fmt, int w, int h, uint64
         free(want);
         free(got);
     }
-    free(fr);
-    free(fd);
-    free(gr);
-    free(gd);
-    fg_free(&r);
-    fg_free(&d);
+    pair_free(&pair);
 }
 
 /* Stage "ssim_front": check_front on every layout whose component 0 the

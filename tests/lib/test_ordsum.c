@@ -272,6 +272,31 @@ static void term_rule_specials(void)
     }
 }
 
+/* The plan's rules (advice, but the device's split records and planned
+ * pass are compared with the host by them): a chunk or a term keeps the
+ * binade its approximate sums before and after share; a chunk whose sums
+ * differ is planned "none", a term whose sums differ crosses. */
+static void plan_rules(void)
+{
+    CHECK(EQ_ORD_CROSS != EQ_ORD_NONE);
+    CHECK(EQ_ORD_CROSS < EQ_ORD_EMIN || EQ_ORD_CROSS > EQ_ORD_EMAX);
+    CHECK(eq_ord_plan_chunk(1.0, 1.5) == 0);
+    CHECK(eq_ord_plan_chunk(-1.0, -0x1.fp0) == 0);
+    CHECK(eq_ord_plan_chunk(1.5, 2.0) == EQ_ORD_NONE);
+    CHECK(eq_ord_plan_chunk(0.0, 0x1p-1070) == EQ_ORD_NONE);
+    CHECK(eq_ord_plan_term(1.0, 0.5) == 0);
+    CHECK(eq_ord_plan_term(-1.0, -0.5) == 0);
+    CHECK(eq_ord_plan_term(0x1p-30, 0x1p-60) == -30);
+    CHECK(eq_ord_plan_term(1.5, 0.5) == EQ_ORD_CROSS);
+    CHECK(eq_ord_plan_term(1.0, -0.5) == EQ_ORD_CROSS);
+    CHECK(eq_ord_plan_term(0.0, 1.0) == EQ_ORD_CROSS);
+    CHECK(eq_ord_plan_term(1.0, NAN) == EQ_ORD_CROSS);
+    /* neither sum normal: no binade, and no crossing either */
+    CHECK(eq_ord_plan_term(0.0, 0.0) == EQ_ORD_NONE);
+    CHECK(eq_ord_plan_term(0.0, 0x1p-1070) == EQ_ORD_NONE);
+    CHECK(eq_ord_plan_term(INFINITY, 1.0) == EQ_ORD_NONE);
+}
+
 /* ------------------------------------------------------------------ */
 /* 2. Composition                                                       */
 
@@ -810,6 +835,7 @@ int main(void)
 {
     term_rule_samples(1500000);
     term_rule_specials();
+    plan_rules();
     printf("one-term rule: %ld samples, %ld applied (%ld ties), %ld mismatches\n", term_samples,
            term_applied, term_ties_applied, term_mismatch);
     CHECK(term_mismatch == 0);

@@ -553,6 +553,65 @@ static void test_pmath(void)
     CHECK_BITS(eq_pm_cbrt(0.3), 0x1.56bfea66ef78dp-1);
 }
 
+/* The sums' terms by kind (eq_s2_term, what the GPU engine forms from the
+ * two planes): each kind's formula, a base kind's quartic kind, and the C
+ * stage's six sums against loops over eq_s2_term, kinds in EQ_S2_SUM_*
+ * order, of d for the first two and of d1 for the others. */
+static void test_terms(void)
+{
+    static const double xs[] = {0.0,  -0.0, 0x1p-1074, -0x1p-1074, 0.25,     -0.25,    0.7,
+                                -1.5, 3.0,  0x1p600,   -0x1p600,   INFINITY, -INFINITY};
+    static const int kinds[6] = {
+        [EQ_S2_SUM_D] = EQ_S2_TERM_X,
+        [EQ_S2_SUM_D4] = EQ_S2_TERM_QUARTIC,
+        [EQ_S2_SUM_ARTIFACT] = EQ_S2_TERM_ARTIFACT,
+        [EQ_S2_SUM_ARTIFACT4] = EQ_S2_TERM_ARTIFACT4,
+        [EQ_S2_SUM_DETAIL] = EQ_S2_TERM_DETAIL,
+        [EQ_S2_SUM_DETAIL4] = EQ_S2_TERM_DETAIL4,
+    };
+    for (size_t i = 0; i < sizeof(xs) / sizeof(xs[0]); i++) {
+        const double x = xs[i];
+        CHECK_BITS(eq_s2_term(EQ_S2_TERM_X, x), x);
+        CHECK_BITS(eq_s2_term(EQ_S2_TERM_QUARTIC, x), eq_s2_quartic(x));
+        CHECK_BITS(eq_s2_term(EQ_S2_TERM_ARTIFACT, x), eq_s2_artifact(x));
+        CHECK_BITS(eq_s2_term(EQ_S2_TERM_ARTIFACT4, x), eq_s2_quartic(eq_s2_artifact(x)));
+        CHECK_BITS(eq_s2_term(EQ_S2_TERM_DETAIL, x), eq_s2_detail(x));
+        CHECK_BITS(eq_s2_term(EQ_S2_TERM_DETAIL4, x), eq_s2_quartic(eq_s2_detail(x)));
+        CHECK_BITS(eq_s2_term(-1, x), x);
+        CHECK_BITS(eq_s2_term(EQ_S2_TERMS, x), x);
+        for (int k = 0; k < EQ_S2_TERMS; k += 2)
+            CHECK_BITS(eq_s2_term(eq_s2_term_quartic(k), x), eq_s2_quartic(eq_s2_term(k, x)));
+    }
+    for (int k = -1; k <= EQ_S2_TERMS; k++)
+        CHECK(eq_s2_term_quartic(k) == (k >= 0 && k < EQ_S2_TERMS && k % 2 == 0 ? k + 1 : -1));
+
+    enum { N = 1000 };
+    double *d = malloc(N * sizeof(double)), *d1 = malloc(N * sizeof(double));
+    double acc[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+    uint32_t seed = 12345u;
+    CHECK(d && d1);
+    if (!d || !d1) {
+        free(d);
+        free(d1);
+        return;
+    }
+    for (int i = 0; i < N; i++) {
+        seed = lowbias32(seed);
+        d[i] = (double)(seed >> 8) * 0x1p-24;
+        seed = lowbias32(seed);
+        d1[i] = ((double)(seed >> 8) - 0x1p23) * 0x1p-22;
+    }
+    eq_s2_sums_c(d, d1, N, acc);
+    for (int k = 0; k < 6; k++) {
+        double want = 0.0;
+        for (int i = 0; i < N; i++)
+            want += eq_s2_term(kinds[k], k < 2 ? d[i] : d1[i]);
+        CHECK_BITS(acc[k], want);
+    }
+    free(d);
+    free(d1);
+}
+
 /* libjxl's CreateRecursiveGaussian(1.5) in double, then rounded to float:
  * the constants of lib/exact/ssimulacra2.h. */
 static void test_blur_constants(void)
@@ -720,6 +779,7 @@ int main(int argc, char **argv)
     test_extremes(sc);
     test_too_small(sc);
     test_pmath();
+    test_terms();
     test_blur_constants();
     test_blur_stages();
     eq_scorer_close(&sc);
