@@ -233,15 +233,37 @@ fail:
 /* Named barriers (barrier 0 is __syncthreads): bar.sync waits until
  * `count` threads of the block have arrived (bar.sync or bar.arrive) at
  * barrier `id`; bar.arrive does not wait. Shared-memory writes before
- * either are seen by the threads that pass the bar.sync. */
-static __device__ __forceinline__ void s2_bar_sync(int id, int count)
+ * either are seen by the threads that pass the bar.sync. The id is an
+ * immediate (id + b, b 0 or 1, the same in the whole block), so that the
+ * kernel holds only the barriers it names. */
+template <int ID>
+static __device__ __forceinline__ void s2_bar_sync1(int count)
 {
-    asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(count) : "memory");
+    asm volatile("bar.sync %0, %1;" ::"n"(ID), "r"(count) : "memory");
 }
 
-static __device__ __forceinline__ void s2_bar_arrive(int id, int count)
+template <int ID>
+static __device__ __forceinline__ void s2_bar_arrive1(int count)
 {
-    asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(count) : "memory");
+    asm volatile("bar.arrive %0, %1;" ::"n"(ID), "r"(count) : "memory");
+}
+
+template <int ID>
+static __device__ __forceinline__ void s2_bar_sync(int b, int count)
+{
+    if (b)
+        s2_bar_sync1<ID + 1>(count);
+    else
+        s2_bar_sync1<ID>(count);
+}
+
+template <int ID>
+static __device__ __forceinline__ void s2_bar_arrive(int b, int count)
+{
+    if (b)
+        s2_bar_arrive1<ID + 1>(count);
+    else
+        s2_bar_arrive1<ID>(count);
 }
 
 /* Rows: one block per 32 rows of one channel, in two roles. Five warps run
@@ -292,7 +314,7 @@ s2_blur_h_kernel(const double *xyb, int w, int h, float *tmp)
             v[S2_TILE + q] = 0.0f;
         for (int i = 0; i < ntiles; i++) {
             const int b = i & 1;
-            s2_bar_sync(1 + b, ALL); /* FULL: tile i's inputs are in buf[b] */
+            s2_bar_sync<1>(b, ALL); /* FULL: tile i's inputs are in buf[b] */
             /* the carry (the tile before's last 2N inputs), then the new 32 */
 #pragma unroll
             for (int q = 0; q < CARRY; q++)
@@ -309,7 +331,7 @@ s2_blur_h_kernel(const double *xyb, int w, int h, float *tmp)
 #pragma unroll
             for (int q = 0; q < S2_TILE; q++)
                 buf[b][m][lane][q] = v[q];
-            s2_bar_arrive(3 + b, ALL); /* DONE: tile i's outputs are in buf[b] */
+            s2_bar_arrive<3>(b, ALL); /* DONE: tile i's outputs are in buf[b] */
         }
     } else {
         const int it = tid - 32 * S2_MAPS, lane = it & 31, wi = it >> 5;
@@ -336,7 +358,7 @@ s2_blur_h_kernel(const double *xyb, int w, int h, float *tmp)
             if (i >= 2) {
                 /* tile i - 2's outputs: row r of map mm per warp and pass */
                 const int k = -N + 1 + S2_TILE * (i - 2) + lane;
-                s2_bar_sync(3 + b, ALL); /* DONE */
+                s2_bar_sync<3>(b, ALL); /* DONE */
                 for (int rr = wi; rr < S2_MAPS * S2_TILE; rr += S2_HIO) {
                     const int mm = rr / S2_TILE, r = rr % S2_TILE;
                     if (y0 + r < h && k >= 0 && k < w)
@@ -355,7 +377,7 @@ s2_blur_h_kernel(const double *xyb, int w, int h, float *tmp)
                     for (int mm = 0; mm < S2_MAPS; mm++)
                         buf[b][mm][r][q] = eq_s2_blur_input(mm, a, bb);
                 }
-                s2_bar_arrive(1 + b, ALL); /* FULL */
+                s2_bar_arrive<1>(b, ALL); /* FULL */
                 if (i + 1 < ntiles)
                     S2_BLUR_H_LOAD(k0 + S2_TILE);
             }
@@ -456,7 +478,7 @@ s2_blur_v_terms_kernel(const double *xyb, const float *tmp, int w, int h, double
         for (int i = 0; i < ntiles; i++) {
             const int T0 = i * S2_VROWS, ob = i & 1;
             if (i >= 2)
-                s2_bar_sync(1 + ob, ALL); /* FREE: tile i - 2's terms are done */
+                s2_bar_sync<1>(ob, ALL); /* FREE: tile i - 2's terms are done */
 #pragma unroll 1
             for (int g = 0; g < G; g++) {
                 const int t0 = T0 + B * g;
@@ -481,7 +503,7 @@ s2_blur_v_terms_kernel(const double *xyb, const float *tmp, int w, int h, double
                     nx1[u] = nx2[u];
                 }
             }
-            s2_bar_arrive(3 + ob, ALL); /* FULL: tile i's maps are in out[ob] */
+            s2_bar_arrive<3>(ob, ALL); /* FULL: tile i's maps are in out[ob] */
         }
     } else {
         const int ct = tid - S2_VP;
@@ -493,7 +515,7 @@ s2_blur_v_terms_kernel(const double *xyb, const float *tmp, int w, int h, double
              * 0, never stored): the first part loaded before the wait */
             double a1[S2_VPART], a2[S2_VPART];
             s2_terms_load(x1, x2, a1, a2, ct, 0, T0, x0, w, h);
-            s2_bar_sync(3 + ob, ALL); /* FULL */
+            s2_bar_sync<3>(ob, ALL); /* FULL */
 #pragma unroll 1
             for (int v0 = 0; v0 < S2_VPIX; v0 += S2_VPART) {
                 if (v0)
@@ -502,7 +524,7 @@ s2_blur_v_terms_kernel(const double *xyb, const float *tmp, int w, int h, double
                               T0, x0, w, h);
             }
             if (i + 2 < ntiles)
-                s2_bar_arrive(1 + ob, ALL); /* FREE */
+                s2_bar_arrive<1>(ob, ALL); /* FREE */
         }
     }
 }
