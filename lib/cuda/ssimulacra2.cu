@@ -266,125 +266,109 @@ static __device__ __forceinline__ void s2_bar_arrive(int b, int count)
         s2_bar_arrive1<ID>(count);
 }
 
-/* Rows: one block per 32 rows of one channel, in two roles. Five warps run
- * the recursions, a warp per map, lane = row. Step k reads left = in[k -
- * N - 1] and right = in[k + N - 1] (0 outside the row). A tile of 32 steps
- * (k0 .. k0+31) reads the inputs of columns k0-N-1 .. k0+N+30 (42 columns,
- * in registers v[0..41] of the lane): the first 2N are the last 2N of the
- * tile before, kept in registers (0 before the row), the other 32 come
- * from shared memory. The lane runs its row's recursion (eq_s2_rg_step),
- * output j in place of v[j] (no later step of the tile reads it), and
- * writes the 32 outputs over the inputs it read. S2_HIO more warps move
- * the data: they read x1 and x2 of each new column ONCE for the five maps
- * (coalesced row pieces, loaded a tile ahead into registers; the zeros
- * outside the frame put in only where the tile is formed, so nothing waits
- * on the loads until then), form the five maps' inputs (eq_s2_blur_input)
- * in one of two shared buffers used in turn, and store each tile's outputs
- * from it with coalesced row stores (a lane's own 16-byte stores, 32 rows
- * an instruction, measured a third slower: partial sectors). Named
- * barriers hand buffer b over: FULL (1 + b: the movers arrive when the
- * inputs are in, the recursions wait) and DONE (3 + b: the recursions
- * arrive when the outputs are in, the movers wait, store them and form the
- * tile two on). Every thread runs the same count of tiles (it depends on
- * w only). tmp: float plane (c * 5 + m). */
+/* Rows: one block per 32 rows of one channel, one warp per map (5 warps),
+ * lane = row. Step k reads left = in[k - N - 1] and right = in[k + N - 1]
+ * (0 outside the row). A tile of 32 steps (k0 .. k0+31) reads the inputs
+ * of columns k0-N-1 .. k0+N+30 (42 columns, in registers v[0..41] of the
+ * lane): the first 2N are the last 2N of the tile before, kept in
+ * registers (0 before the row), the other 32 are new. The new columns are
+ * read ONCE for the five maps: the block loads x1 and x2 of the next tile
+ * into registers (each load a coalesced row piece; the zeros outside the
+ * frame put in only where the tile is formed, so the loads stay in flight
+ * during the steps of the tile before) and forms the five maps' inputs
+ * from them (eq_s2_blur_input) in shared memory, in two buffers used in
+ * turn (one barrier a tile). Each lane runs its row's recursion
+ * (eq_s2_rg_step), output j in place of v[j], which no later step of the
+ * tile reads; the 32 x 32 outputs of a map then leave through shared
+ * memory with coalesced row stores (a lane's own 16-byte stores, 32 rows
+ * an instruction, measured a third slower: partial sectors).
+ * tmp: float plane (c * 5 + m). */
 #define S2_MAPS EQ_S2_MAPS
-#define S2_HIO 4 /* data-moving warps */
-#define S2_HT (32 * (S2_MAPS + S2_HIO))
-#define S2_FILL (S2_TILE * S2_TILE / (32 * S2_HIO)) /* new inputs per mover and tile */
+#define S2_FILL ((S2_TILE * S2_TILE + S2_MAPS * 32 - 1) / (S2_MAPS * 32))
 
-__global__ void __launch_bounds__(S2_HT, 2)
+__global__ void __launch_bounds__(32 * S2_MAPS, 2)
 s2_blur_h_kernel(const double *xyb, int w, int h, float *tmp)
 {
-    enum { N = EQ_S2_RG_RADIUS, CARRY = 2 * EQ_S2_RG_RADIUS, PITCH = S2_TILE + 1, ALL = S2_HT };
-    static_assert(S2_TILE * S2_TILE % (32 * S2_HIO) == 0 && S2_MAPS * S2_TILE % S2_HIO == 0,
-                  "whole tiles per mover");
-    __shared__ float buf[2][S2_MAPS][S2_TILE][PITCH];
-    const int tid = threadIdx.x;
+    enum { N = EQ_S2_RG_RADIUS, CARRY = 2 * EQ_S2_RG_RADIUS, PITCH = S2_TILE + 1 };
+    __shared__ float in[2][S2_MAPS][S2_TILE][PITCH];
+    const int tid = threadIdx.x, lane = tid & 31, m = tid >> 5;
     const int y0 = blockIdx.x * S2_TILE, c = blockIdx.y;
     const size_t n = (size_t)w * h;
-    /* tiles k0 = -N + 1 + 32 i while k0 < w */
-    const int ntiles = (w + N - 1 + S2_TILE - 1) / S2_TILE;
+    const double *x1 = xyb + (size_t)c * n, *x2 = xyb + (size_t)(3 + c) * n;
+    float *o = tmp + (size_t)(c * 5 + m) * n;
+    float p1 = 0.0f, p3 = 0.0f, p5 = 0.0f, pp1 = 0.0f, pp3 = 0.0f, pp5 = 0.0f;
+    double av[S2_FILL], bv[S2_FILL];
+    float v[S2_TILE + CARRY];
 
-    if (tid < 32 * S2_MAPS) {
-        const int lane = tid & 31, m = tid >> 5;
-        float p1 = 0.0f, p3 = 0.0f, p5 = 0.0f, pp1 = 0.0f, pp3 = 0.0f, pp5 = 0.0f;
-        float v[S2_TILE + CARRY];
-#pragma unroll
-        for (int q = 0; q < CARRY; q++)
-            v[S2_TILE + q] = 0.0f;
-        for (int i = 0; i < ntiles; i++) {
-            const int b = i & 1;
-            s2_bar_sync<1>(b, ALL); /* FULL: tile i's inputs are in buf[b] */
-            /* the carry (the tile before's last 2N inputs), then the new 32 */
-#pragma unroll
-            for (int q = 0; q < CARRY; q++)
-                v[q] = v[S2_TILE + q];
-#pragma unroll
-            for (int q = 0; q < S2_TILE; q++)
-                v[CARRY + q] = buf[b][m][lane][q];
-#pragma unroll
-            for (int j = 0; j < S2_TILE; j++) {
-                /* step k = k0 + j: left = in[k - N - 1] (v[j]), right =
-                 * in[k + N - 1] (v[j + 2N]); output j replaces v[j] */
-                v[j] = eq_s2_rg_step(&p1, &p3, &p5, &pp1, &pp3, &pp5, v[j], v[j + 2 * N]);
-            }
-#pragma unroll
-            for (int q = 0; q < S2_TILE; q++)
-                buf[b][m][lane][q] = v[q];
-            s2_bar_arrive<3>(b, ALL); /* DONE: tile i's outputs are in buf[b] */
-        }
-    } else {
-        const int it = tid - 32 * S2_MAPS, lane = it & 31, wi = it >> 5;
-        const double *x1 = xyb + (size_t)c * n, *x2 = xyb + (size_t)(3 + c) * n;
-        double av[S2_FILL], bv[S2_FILL];
-        /* element f = it + 32 S2_HIO u of tile k0's 32 x 32 new inputs: row
-         * f / 32, column k0 + N - 1 + f % 32 (never negative); whether it
-         * lies in the frame (outside, the load reads pixel 0 and the tile
-         * takes 0, whose eq_s2_blur_input is 0 for every map) */
-#define S2_BLUR_H_OK(k0, f) (y0 + ((f) >> 5) < h && (k0) + N - 1 + ((f) & 31) < w)
+    /* element f = tid + 160 u of tile k0's 32 x 32 new inputs: row f / 32,
+     * column k0 + N - 1 + f % 32 (never negative); whether it lies in the
+     * frame (outside, the load reads pixel 0 and the tile takes 0, whose
+     * eq_s2_blur_input is 0 for every map) */
+#define S2_BLUR_H_OK(k0, f)                                                               \
+    ((f) < S2_TILE * S2_TILE && y0 + ((f) >> 5) < h && (k0) + N - 1 + ((f) & 31) < w)
 #define S2_BLUR_H_LOAD(k0)                                                                \
     do {                                                                                  \
         _Pragma("unroll") for (int u = 0; u < S2_FILL; u++)                               \
         {                                                                                 \
-            const int f_ = it + 32 * S2_HIO * u, col_ = (k0) + N - 1 + (f_ & 31);         \
-            const size_t i_ = S2_BLUR_H_OK(k0, f_) ? (size_t)(y0 + (f_ >> 5)) * w + col_ : 0; \
+            const int f_ = tid + 32 * S2_MAPS * u, r_ = f_ >> 5;                          \
+            const int col_ = (k0) + N - 1 + (f_ & 31);                                    \
+            const size_t i_ = S2_BLUR_H_OK(k0, f_) ? (size_t)(y0 + r_) * w + col_ : 0;     \
             av[u] = x1[i_];                                                               \
             bv[u] = x2[i_];                                                               \
         }                                                                                 \
     } while (0)
-        S2_BLUR_H_LOAD(-N + 1);
-        for (int i = 0; i < ntiles + 2; i++) {
-            const int b = i & 1;
-            if (i >= 2) {
-                /* tile i - 2's outputs: row r of map mm per warp and pass */
-                const int k = -N + 1 + S2_TILE * (i - 2) + lane;
-                s2_bar_sync<3>(b, ALL); /* DONE */
-                for (int rr = wi; rr < S2_MAPS * S2_TILE; rr += S2_HIO) {
-                    const int mm = rr / S2_TILE, r = rr % S2_TILE;
-                    if (y0 + r < h && k >= 0 && k < w)
-                        tmp[(size_t)(c * 5 + mm) * n + (size_t)(y0 + r) * w + k] =
-                            buf[b][mm][r][lane];
-                }
-            }
-            if (i < ntiles) {
-                const int k0 = -N + 1 + S2_TILE * i;
+
 #pragma unroll
-                for (int u = 0; u < S2_FILL; u++) {
-                    const int f = it + 32 * S2_HIO * u, r = f >> 5, q = f & 31;
-                    const bool ok = S2_BLUR_H_OK(k0, f);
-                    const double a = ok ? av[u] : 0.0, bb = ok ? bv[u] : 0.0;
+    for (int q = 0; q < CARRY; q++)
+        v[S2_TILE + q] = 0.0f;
+    S2_BLUR_H_LOAD(-N + 1);
+    for (int k0 = -N + 1, t = 0; k0 < w; k0 += S2_TILE, t ^= 1) {
+        /* buffer t was last read two tiles ago, before the barrier of the
+         * tile before */
 #pragma unroll
-                    for (int mm = 0; mm < S2_MAPS; mm++)
-                        buf[b][mm][r][q] = eq_s2_blur_input(mm, a, bb);
-                }
-                s2_bar_arrive<1>(b, ALL); /* FULL */
-                if (i + 1 < ntiles)
-                    S2_BLUR_H_LOAD(k0 + S2_TILE);
+        for (int u = 0; u < S2_FILL; u++) {
+            const int f = tid + 32 * S2_MAPS * u;
+            if (f < S2_TILE * S2_TILE) {
+                const int r = f >> 5, q = f & 31;
+                const bool ok = S2_BLUR_H_OK(k0, f);
+                const double a = ok ? av[u] : 0.0, b = ok ? bv[u] : 0.0;
+#pragma unroll
+                for (int mm = 0; mm < S2_MAPS; mm++)
+                    in[t][mm][r][q] = eq_s2_blur_input(mm, a, b);
             }
         }
+        __syncthreads();
+        if (k0 + S2_TILE < w)
+            S2_BLUR_H_LOAD(k0 + S2_TILE);
+        /* the carry (the tile before's last 2N inputs), then the new 32 */
+#pragma unroll
+        for (int q = 0; q < CARRY; q++)
+            v[q] = v[S2_TILE + q];
+#pragma unroll
+        for (int q = 0; q < S2_TILE; q++)
+            v[CARRY + q] = in[t][m][lane][q];
+#pragma unroll
+        for (int j = 0; j < S2_TILE; j++) {
+            /* step k = k0 + j: left = in[k - N - 1] (v[j]), right =
+             * in[k + N - 1] (v[j + 2N]); output j replaces v[j] */
+            v[j] = eq_s2_rg_step(&p1, &p3, &p5, &pp1, &pp3, &pp5, v[j], v[j + 2 * N]);
+        }
+        /* the outputs through this warp's part of buffer t (read above, by
+         * this warp only; formed again after the next tile's barrier), so
+         * that they leave with coalesced row stores */
+#pragma unroll
+        for (int q = 0; q < S2_TILE; q++)
+            in[t][m][lane][q] = v[q];
+        __syncwarp();
+        for (int r = 0; r < S2_TILE; r++) {
+            const int k = k0 + lane;
+            if (y0 + r < h && k >= 0 && k < w)
+                o[(size_t)(y0 + r) * w + k] = in[t][m][r][lane];
+        }
+        __syncwarp();
+    }
 #undef S2_BLUR_H_LOAD
 #undef S2_BLUR_H_OK
-    }
 }
 
 /* Columns, then the terms: one block per 32 columns of one channel, in
@@ -535,8 +519,8 @@ static int s2_blur_terms(EqCuda *cuda, const double *xyb, int w, int h, int nch,
                          double *d, double *d1, cudaStream_t stream)
 {
     int err = 0;
-    s2_blur_h_kernel<<<dim3(eqc_blocks((size_t)h, S2_TILE), nch), S2_HT, 0, stream>>>(xyb, w, h,
-                                                                                   tmp);
+    s2_blur_h_kernel<<<dim3(eqc_blocks((size_t)h, S2_TILE), nch), 32 * S2_MAPS, 0, stream>>>(
+        xyb, w, h, tmp);
     EQC_CHECK_LAUNCH(cuda, "s2_blur_h_kernel");
     s2_blur_v_terms_kernel<<<dim3(eqc_blocks((size_t)w, 32), nch), S2_VP + S2_VC, 0, stream>>>(
         xyb, tmp, w, h, d, d1);
