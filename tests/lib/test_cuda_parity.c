@@ -6,7 +6,10 @@
  * per-scale means and SSIMULACRA2's 108 sums), on seeded noise and
  * content-like frames at 8/10/12/16 bits in 4:2:0, 4:2:2, 4:4:4, NV12, P010
  * and P016, at 176x176, 577x323, 1921x1081, 3840x2160 and the smallest
- * sizes, through host frames and (every few frames) device frames.
+ * sizes, through host frames and (every few frames) device frames and
+ * host frames in page-locked memory (which the backend copies directly,
+ * without staging, the reference first so that SSIMULACRA2 converts it
+ * while the distorted frame is copied).
  *
  *   test_cuda_parity [--full] [--seed N] [--frames-scale K]
  *   test_cuda_parity --raw REF.yuv DIST.yuv W H SUB BITDEPTH [...]
@@ -35,7 +38,7 @@ static void log_cb(void *user, EqLogLevel level, const char *msg)
         fprintf(stderr, "exactquality: %s\n", msg);
 }
 
-static long n_frames, n_values, n_mismatch, n_device_frames;
+static long n_frames, n_values, n_mismatch, n_device_frames, n_pinned_frames;
 static unsigned metrics_on_device;
 
 static int same_double(double a, double b)
@@ -142,6 +145,43 @@ done:
     return err;
 }
 
+/* Scores through host frames in page-locked memory (cudaHostAlloc), the
+ * planes at a pitch different from the host frame's. */
+static int score_pinned(EqScorer *sc, const FgFrame *r, const FgFrame *d, EqScores *out)
+{
+    EqFrame pf[2];
+    void *mem[2][3] = {{NULL}};
+    const FgFrame *src[2] = {r, d};
+    int err = 0;
+
+    for (int f = 0; f < 2; f++) {
+        pf[f] = src[f]->f;
+        for (int i = 0; i < fg_buffers(&pf[f]); i++) {
+            int spp, bw, bh;
+            fg_buffer_geometry(&pf[f], i, &spp, &bw, &bh);
+            size_t row = (size_t)bw * spp * (pf[f].bitdepth > 8 ? 2 : 1);
+            size_t pitch = row + 32 + (size_t)f * 6;
+            if (cudaHostAlloc(&mem[f][i], pitch * bh, cudaHostAllocDefault) != cudaSuccess) {
+                err = EQ_ERR_DEVICE;
+                goto done;
+            }
+            for (int y = 0; y < bh; y++)
+                memcpy((unsigned char *)mem[f][i] + (size_t)y * pitch,
+                       (const unsigned char *)src[f]->f.data[i] + (ptrdiff_t)y * src[f]->f.stride[i],
+                       row);
+            pf[f].data[i] = mem[f][i];
+            pf[f].stride[i] = (ptrdiff_t)pitch;
+        }
+    }
+    err = eq_scorer_score(sc, &pf[0], &pf[1], out);
+done:
+    for (int f = 0; f < 2; f++)
+        for (int i = 0; i < 3; i++)
+            if (mem[f][i])
+                cudaFreeHost(mem[f][i]);
+    return err;
+}
+
 static const FgFormat formats[] = {
     {"yuv420p", EQ_LAYOUT_YUV420P, 8, 0},    {"yuv422p", EQ_LAYOUT_YUV422P, 8, 0},
     {"yuv444p", EQ_LAYOUT_YUV444P, 8, 0},    {"yuv420p10", EQ_LAYOUT_YUV420P, 10, 0},
@@ -165,7 +205,7 @@ typedef struct Plan {
 static const Plan plans[] = {
     {1, 1, 1, 1},       {7, 7, 1, 0},      {8, 8, 1, 1},       {11, 11, 1, 1},
     {12, 13, 1, 0},     {16, 16, 1, 1},    {31, 17, 1, 0},     {32, 32, 1, 1},
-    {176, 176, 100, 2}, {577, 323, 24, 1}, {1921, 1081, 3, 0}, {3840, 2160, 1, 0},
+    {176, 176, 100, 2}, {577, 323, 24, 1}, {1921, 1081, 3, 1}, {3840, 2160, 1, 0},
 };
 
 /* Scores every frame of a raw planar pair on both backends. */
@@ -345,6 +385,16 @@ int main(int argc, char **argv)
                                        dv.ssimulacra2_sums[i]);
                         }
                     n_device_frames++;
+                    /* the same frames from page-locked memory */
+                    EqScores pv;
+                    char pwhat[160];
+                    snprintf(pwhat, sizeof(pwhat), "%s [page-locked host frames]", what);
+                    int ep = score_pinned(gpu, &r, &d, &pv);
+                    n_values++;
+                    if (ec != ep)
+                        report(pwhat, "return value", ec, ep);
+                    compare(pwhat, &c, &pv, 0);
+                    n_pinned_frames++;
                 }
             }
             fg_free(&r);
@@ -356,9 +406,11 @@ int main(int argc, char **argv)
     }
     eq_scorer_close(&gpu);
     eq_scorer_close(&cpu);
-    printf("parity: %ld frames (%ld also as device frames), %ld values compared, "
-           "%ld mismatches\n",
+    printf("parity: %ld frames (%ld also as device frames and from page-locked memory), "
+           "%ld values compared, %ld mismatches\n",
            n_frames, n_device_frames, n_values, n_mismatch);
+    if (n_pinned_frames != n_device_frames)
+        printf("internal: %ld page-locked frames\n", n_pinned_frames);
     printf("%ld passed, %ld failed\n", n_values - n_mismatch, n_mismatch);
     return n_mismatch ? 1 : 0;
 }
