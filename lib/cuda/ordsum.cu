@@ -985,8 +985,8 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
         int *counters = split_idx + total;
         unsigned char *zero = (unsigned char *)(counters + 3);
         unsigned char *gzero = zero + total;
-        cuda->last_sums =
-            (EqcSumScratch){ chunk_sum, plan, runs, seg, seg_len, split_idx, pool, counters, total };
+        cuda->last_sums = (EqcSumScratch){ chunk_sum, plan, runs,     seg,  seg_len,
+                                           split_idx, pool, counters, total };
 
         EQC_CHECK(cuda, EQC_SITE_COPY,
                   cudaMemcpyAsync(dt, ht, sizeof(*ht), cudaMemcpyHostToDevice, stream));

@@ -167,7 +167,8 @@ static int score_pinned(EqScorer *sc, const FgFrame *r, const FgFrame *d, EqScor
             }
             for (int y = 0; y < bh; y++)
                 memcpy((unsigned char *)mem[f][i] + (size_t)y * pitch,
-                       (const unsigned char *)src[f]->f.data[i] + (ptrdiff_t)y * src[f]->f.stride[i],
+                       (const unsigned char *)src[f]->f.data[i] +
+                           (ptrdiff_t)y * src[f]->f.stride[i],
                        row);
             pf[f].data[i] = mem[f][i];
             pf[f].stride[i] = (ptrdiff_t)pitch;
