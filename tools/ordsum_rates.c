@@ -630,14 +630,6 @@ static void s2_reserve(int plane, size_t n)
  * 0, 1, 2, scale 1, ... */
 static void s2_flush(void)
 {
-    static const int kinds[6] = {
-        [EQ_S2_SUM_D] = EQ_S2_TERM_X,
-        [EQ_S2_SUM_D4] = EQ_S2_TERM_QUARTIC,
-        [EQ_S2_SUM_ARTIFACT] = EQ_S2_TERM_ARTIFACT,
-        [EQ_S2_SUM_ARTIFACT4] = EQ_S2_TERM_ARTIFACT4,
-        [EQ_S2_SUM_DETAIL] = EQ_S2_TERM_DETAIL,
-        [EQ_S2_SUM_DETAIL4] = EQ_S2_TERM_DETAIL4,
-    };
     for (int plane = 0; plane < s2_plane; plane++) {
         const int scale = plane / 3, ch = plane % 3;
         size_t n = s2_n[plane];
@@ -647,7 +639,7 @@ static void s2_flush(void)
         }
         for (int k = 0; k < 6; k++) {
             for (size_t i = 0; i < n; i++)
-                s2_buf[i] = eq_s2_term(kinds[k], k < 2 ? s2_d[plane][i] : s2_d1[plane][i]);
+                s2_buf[i] = eq_s2_term(k, eq_s2_sum_of_d1(k) ? s2_d1[plane][i] : s2_d[plane][i]);
             measure(s2_buf, n, M_S2, k, scale, ch, s2_cpu[plane][k]);
             s2_seen[eq_s2_sum_index(scale, ch, k)] = s2_cpu[plane][k];
         }

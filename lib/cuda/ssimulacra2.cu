@@ -660,17 +660,14 @@ int eqc_ssimulacra2_launch(EqCuda *cuda, const EqcFrame *ref, const EqcFrame *di
             double *d = t, *d1 = t + 3 * n;
             if ((err = s2_blur_terms(cuda, xyb[b], w, h, 3, tmp[b], d, d1, st)) < 0)
                 goto fail;
-            for (int c = 0; c < 3; c++) {
-                static const int kinds[6] = { EQC_TERM_X,        EQC_TERM_QUARTIC,
-                                              EQC_TERM_ARTIFACT, EQC_TERM_ARTIFACT4,
-                                              EQC_TERM_DETAIL,   EQC_TERM_DETAIL4 };
-                for (int k = 0; k < 6; k++) {
-                    const double *x = (k < 2 ? d : d1) + (size_t)c * n;
+            for (int c = 0; c < 3; c++)
+                for (int k = 0; k < EQ_S2_SUMS_PER_CHANNEL; k++) {
+                    /* sum k adds term kind k (EQC_TERM_* are EQ_S2_TERM_*) */
+                    const double *x = (eq_s2_sum_of_d1(k) ? d1 : d) + (size_t)c * n;
                     desc[b][nd[b]++] =
                         (EqcSumDesc){ x, (long long)n, 1,
-                                      EQC_RES_SSIMULACRA2 + eq_s2_sum_index(s, c, k), kinds[k] };
+                                      EQC_RES_SSIMULACRA2 + eq_s2_sum_index(s, c, k), k };
                 }
-            }
             t += 6 * n;
         }
         if (scales > 1) {

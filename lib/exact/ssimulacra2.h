@@ -316,14 +316,21 @@ EQ_HD static inline double eq_s2_detail(double d1)
  * add x.
  */
 enum {
-    EQ_S2_TERM_X = 0,         /* x */
-    EQ_S2_TERM_QUARTIC = 1,   /* eq_s2_quartic(x) */
-    EQ_S2_TERM_ARTIFACT = 2,  /* eq_s2_artifact(x) */
-    EQ_S2_TERM_ARTIFACT4 = 3, /* eq_s2_quartic(eq_s2_artifact(x)) */
-    EQ_S2_TERM_DETAIL = 4,    /* eq_s2_detail(x) */
-    EQ_S2_TERM_DETAIL4 = 5,   /* eq_s2_quartic(eq_s2_detail(x)) */
-    EQ_S2_TERMS = 6
+    EQ_S2_TERM_X = EQ_S2_SUM_D,                 /* x */
+    EQ_S2_TERM_QUARTIC = EQ_S2_SUM_D4,          /* eq_s2_quartic(x) */
+    EQ_S2_TERM_ARTIFACT = EQ_S2_SUM_ARTIFACT,   /* eq_s2_artifact(x) */
+    EQ_S2_TERM_ARTIFACT4 = EQ_S2_SUM_ARTIFACT4, /* eq_s2_quartic(eq_s2_artifact(x)) */
+    EQ_S2_TERM_DETAIL = EQ_S2_SUM_DETAIL,       /* eq_s2_detail(x) */
+    EQ_S2_TERM_DETAIL4 = EQ_S2_SUM_DETAIL4,     /* eq_s2_quartic(eq_s2_detail(x)) */
+    EQ_S2_TERMS = EQ_S2_SUMS_PER_CHANNEL
 };
+
+/* Sum k of a channel (EQ_S2_SUM_*) adds eq_s2_term(k, v) (the kinds are
+ * numbered as the sums) of v = d1 where this is 1, of v = d where 0. */
+EQ_HD static inline int eq_s2_sum_of_d1(int k)
+{
+    return k >= EQ_S2_SUM_ARTIFACT;
+}
 
 EQ_HD static inline double eq_s2_term(int kind, double x)
 {
