@@ -63,11 +63,11 @@ for s in $steps; do
         $T/odd_ref.yuv $T/odd_dist.yuv 1921 1081 420 8 $T/p12_ref.yuv $T/p12_dist.yuv 576 324 422 12 \
         $T/p16_ref.yuv $T/p16_dist.yuv 640 360 444 16 ;;
     memcheck) run memcheck 200 "$san" --tool memcheck --leak-check full "$B/tests/checkkernels/checkkernels" --quick --seed "$SEED" ;;
-    racecheck) CK_ORDSUM_KINDS=0,2,4,13 run racecheck 300 "$san" --tool racecheck "$B/tests/checkkernels/checkkernels" --quick --seed "$SEED" --only ordsum
+    racecheck) run racecheck 300 "$san" --tool racecheck "$B/tests/checkkernels/checkkernels" --quick --seed "$SEED" --only ordsum
                run racecheck-ssim 240 "$san" --tool racecheck "$B/tests/checkkernels/checkkernels" --quick --seed "$SEED" --only ssim
                run racecheck-ssim-front 300 "$san" --tool racecheck "$B/tests/checkkernels/checkkernels" --quick --seed "$SEED" --only ssim_front
                run racecheck-s2 300 "$san" --tool racecheck "$B/tests/checkkernels/checkkernels" --quick --seed "$SEED" --only ssimulacra2 ;;
-    racecheck-ordsum) CK_ORDSUM_KINDS=0,2,4,13 run racecheck 300 "$san" --tool racecheck "$B/tests/checkkernels/checkkernels" --quick --seed "$SEED" --only ordsum ;;
+    racecheck-ordsum) run racecheck 300 "$san" --tool racecheck "$B/tests/checkkernels/checkkernels" --quick --seed "$SEED" --only ordsum ;;
     racecheck-ssim-front) run racecheck-ssim-front 300 "$san" --tool racecheck "$B/tests/checkkernels/checkkernels" --quick --seed "$SEED" --only ssim_front ;;
     racecheck-s2) run racecheck-s2 300 "$san" --tool racecheck "$B/tests/checkkernels/checkkernels" --quick --seed "$SEED" --only ssimulacra2 ;;
     bench4k) run bench4k 240 "$B/tools/bench_cuda" --sizes 3840x2160 --frames 50 --warmup 5 --metrics ssim,ms_ssim,ssimulacra2; cat "$OUT/bench4k.log" ;;
