@@ -106,80 +106,61 @@ static void compare(const char *what, const EqScores *c, const EqScores *g, int 
 #undef CMP_D
 }
 
-/* Scores through device frames: the planes copied to cudaMalloc memory
- * with a different pitch from the host frame's. */
-static int score_device(EqScorer *sc, const FgFrame *r, const FgFrame *d, EqScores *out)
+/* Scores a copy of the pair in memory of another kind, each plane at a
+ * pitch different from the host frame's (and between the two frames):
+ * device memory (cudaMalloc, scored as device frames on a stream of the
+ * test's own) or page-locked host memory (cudaHostAlloc, scored as host
+ * frames: the upload's direct-copy path). */
+enum { COPY_DEVICE, COPY_PINNED };
+
+static int score_copy(EqScorer *sc, const FgFrame *r, const FgFrame *d, int where,
+                      EqScores *out)
 {
-    EqFrame df[2];
+    EqFrame cf[2];
     void *mem[2][3] = {{NULL}};
     const FgFrame *src[2] = {r, d};
     int err = 0;
     cudaStream_t stream = NULL;
 
-    if (cudaStreamCreate(&stream) != cudaSuccess)
+    if (where == COPY_DEVICE && cudaStreamCreate(&stream) != cudaSuccess)
         return EQ_ERR_DEVICE;
     for (int f = 0; f < 2; f++) {
-        df[f] = src[f]->f;
-        for (int i = 0; i < fg_buffers(&df[f]); i++) {
+        cf[f] = src[f]->f;
+        for (int i = 0; i < fg_buffers(&cf[f]); i++) {
             int spp, bw, bh;
-            fg_buffer_geometry(&df[f], i, &spp, &bw, &bh);
-            size_t row = (size_t)bw * spp * (df[f].bitdepth > 8 ? 2 : 1);
-            size_t pitch = row + 64 + (size_t)f * 2;
-            if (cudaMalloc(&mem[f][i], pitch * bh) != cudaSuccess ||
-                cudaMemcpy2D(mem[f][i], pitch, src[f]->f.data[i], src[f]->f.stride[i], row, bh,
-                             cudaMemcpyHostToDevice) != cudaSuccess) {
+            fg_buffer_geometry(&cf[f], i, &spp, &bw, &bh);
+            size_t row = (size_t)bw * spp * (cf[f].bitdepth > 8 ? 2 : 1);
+            size_t pitch = where == COPY_DEVICE ? row + 64 + (size_t)f * 2
+                                                : row + 32 + (size_t)f * 6;
+            cudaError_t e = where == COPY_DEVICE
+                                ? cudaMalloc(&mem[f][i], pitch * bh)
+                                : cudaHostAlloc(&mem[f][i], pitch * bh, cudaHostAllocDefault);
+            if (e == cudaSuccess)
+                e = cudaMemcpy2D(mem[f][i], pitch, src[f]->f.data[i], src[f]->f.stride[i], row,
+                                 bh, where == COPY_DEVICE ? cudaMemcpyHostToDevice
+                                                          : cudaMemcpyHostToHost);
+            if (e != cudaSuccess) {
                 err = EQ_ERR_DEVICE;
                 goto done;
             }
-            df[f].data[i] = mem[f][i];
-            df[f].stride[i] = (ptrdiff_t)pitch;
+            cf[f].data[i] = mem[f][i];
+            cf[f].stride[i] = (ptrdiff_t)pitch;
         }
     }
-    err = eq_scorer_score_device(sc, &df[0], &df[1], stream, out);
+    err = where == COPY_DEVICE ? eq_scorer_score_device(sc, &cf[0], &cf[1], stream, out)
+                               : eq_scorer_score(sc, &cf[0], &cf[1], out);
 done:
     for (int f = 0; f < 2; f++)
-        for (int i = 0; i < 3; i++)
-            if (mem[f][i])
+        for (int i = 0; i < 3; i++) {
+            if (!mem[f][i])
+                continue;
+            if (where == COPY_DEVICE)
                 cudaFree(mem[f][i]);
-    cudaStreamDestroy(stream);
-    return err;
-}
-
-/* Scores through host frames in page-locked memory (cudaHostAlloc), the
- * planes at a pitch different from the host frame's. */
-static int score_pinned(EqScorer *sc, const FgFrame *r, const FgFrame *d, EqScores *out)
-{
-    EqFrame pf[2];
-    void *mem[2][3] = {{NULL}};
-    const FgFrame *src[2] = {r, d};
-    int err = 0;
-
-    for (int f = 0; f < 2; f++) {
-        pf[f] = src[f]->f;
-        for (int i = 0; i < fg_buffers(&pf[f]); i++) {
-            int spp, bw, bh;
-            fg_buffer_geometry(&pf[f], i, &spp, &bw, &bh);
-            size_t row = (size_t)bw * spp * (pf[f].bitdepth > 8 ? 2 : 1);
-            size_t pitch = row + 32 + (size_t)f * 6;
-            if (cudaHostAlloc(&mem[f][i], pitch * bh, cudaHostAllocDefault) != cudaSuccess) {
-                err = EQ_ERR_DEVICE;
-                goto done;
-            }
-            for (int y = 0; y < bh; y++)
-                memcpy((unsigned char *)mem[f][i] + (size_t)y * pitch,
-                       (const unsigned char *)src[f]->f.data[i] +
-                           (ptrdiff_t)y * src[f]->f.stride[i],
-                       row);
-            pf[f].data[i] = mem[f][i];
-            pf[f].stride[i] = (ptrdiff_t)pitch;
-        }
-    }
-    err = eq_scorer_score(sc, &pf[0], &pf[1], out);
-done:
-    for (int f = 0; f < 2; f++)
-        for (int i = 0; i < 3; i++)
-            if (mem[f][i])
+            else
                 cudaFreeHost(mem[f][i]);
+        }
+    if (stream)
+        cudaStreamDestroy(stream);
     return err;
 }
 
@@ -360,7 +341,7 @@ int main(int argc, char **argv)
                     /* Device frames: metrics the device does not do fail
                      * with NOT_BUILT there; compare the others. */
                     EqScores dv;
-                    score_device(gpu, &r, &d, &dv);
+                    score_copy(gpu, &r, &d, COPY_DEVICE, &dv);
                     char dwhat[160];
                     snprintf(dwhat, sizeof(dwhat), "%s [device frames]", what);
                     for (int i = 0; i < EQ_METRIC_COUNT; i++) {
@@ -390,7 +371,7 @@ int main(int argc, char **argv)
                     EqScores pv;
                     char pwhat[160];
                     snprintf(pwhat, sizeof(pwhat), "%s [page-locked host frames]", what);
-                    int ep = score_pinned(gpu, &r, &d, &pv);
+                    int ep = score_copy(gpu, &r, &d, COPY_PINNED, &pv);
                     n_values++;
                     if (ec != ep)
                         report(pwhat, "return value", ec, ep);
