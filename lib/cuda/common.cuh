@@ -39,12 +39,19 @@ struct EqcPlane {
     int shift;        /* right shift of each 16-bit word (MSB-aligned input) */
 };
 
-static __device__ __forceinline__ unsigned eqc_sample(const EqcPlane &p, int x, int y)
+/* Sample x of the plane's row starting at `row`. */
+static __device__ __forceinline__ unsigned eqc_sample_in_row(const EqcPlane &p,
+                                                             const uint8_t *row, int x)
 {
-    const uint8_t *s = p.data + (ptrdiff_t)y * p.stride + (ptrdiff_t)x * p.step;
+    const uint8_t *s = row + (ptrdiff_t)x * p.step;
     if (p.bytes == 1)
         return s[0];
     return (unsigned)(uint16_t)(s[0] | (s[1] << 8)) >> p.shift;
+}
+
+static __device__ __forceinline__ unsigned eqc_sample(const EqcPlane &p, int x, int y)
+{
+    return eqc_sample_in_row(p, p.data + (ptrdiff_t)y * p.stride, x);
 }
 
 /* A frame whose planes are in device memory. */

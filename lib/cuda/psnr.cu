@@ -39,18 +39,8 @@ row_sse_scalar(const EqcPlane &r, const EqcPlane &d, const uint8_t *rr, const ui
                int x1)
 {
     unsigned long long acc = 0;
-    if (r.bytes == 1) {
-        for (int x = x0 + (int)threadIdx.x; x < x1; x += blockDim.x)
-            acc += eq_psnr_term(rr[(ptrdiff_t)x * r.step], dr[(ptrdiff_t)x * d.step]);
-    } else {
-        for (int x = x0 + (int)threadIdx.x; x < x1; x += blockDim.x) {
-            const uint8_t *a = rr + (ptrdiff_t)x * r.step;
-            const uint8_t *b = dr + (ptrdiff_t)x * d.step;
-            unsigned va = (unsigned)(uint16_t)(a[0] | (a[1] << 8)) >> r.shift;
-            unsigned vb = (unsigned)(uint16_t)(b[0] | (b[1] << 8)) >> d.shift;
-            acc += eq_psnr_term(va, vb);
-        }
-    }
+    for (int x = x0 + (int)threadIdx.x; x < x1; x += blockDim.x)
+        acc += eq_psnr_term(eqc_sample_in_row(r, rr, x), eqc_sample_in_row(d, dr, x));
     return acc;
 }
 
