@@ -26,6 +26,7 @@
 #include "cuda/common.cuh"
 extern "C" {
 #include "cpu/pool.h"
+#include "exact/ssimulacra2.h"
 }
 
 static unsigned table_metrics(void);
@@ -140,10 +141,12 @@ extern "C" void eq_cuda_close(EqCuda **pcuda)
         cudaEventDestroy(cuda->fork_ev);
     if (cuda->join_ev)
         cudaEventDestroy(cuda->join_ev);
-    if (cuda->ref_ev)
-        cudaEventDestroy(cuda->ref_ev);
-    if (cuda->ref_done_ev)
-        cudaEventDestroy(cuda->ref_done_ev);
+    for (int f = 0; f < 2; f++)
+        for (int b = 0; b < EQC_UPLOAD_BANDS_MAX; b++)
+            if (cuda->band_ev[f][b])
+                cudaEventDestroy(cuda->band_ev[f][b]);
+    if (cuda->xyb_done_ev)
+        cudaEventDestroy(cuda->xyb_done_ev);
     if (cuda->stream)
         cudaStreamDestroy(cuda->stream);
     (void)cudaGetLastError();
@@ -173,6 +176,8 @@ extern "C" int eq_cuda_open(EqCuda **out, const EqSettings *settings, const EqLo
         cuda->walk_planned = !strcmp(walk, "plan");
         const char *split = getenv(EQ_CUDA_SPLIT_ENV);
         cuda->walk_no_split = split && !strcmp(split, "off");
+        const char *bands = getenv(EQ_CUDA_BANDS_ENV);
+        cuda->upload_bands = bands ? atoi(bands) : 0;
     }
 
     /* Detection: with no driver (or an old one) the runtime says so here;
@@ -193,17 +198,28 @@ extern "C" int eq_cuda_open(EqCuda **out, const EqSettings *settings, const EqLo
         return EQ_ERR_NO_DEVICE;
     }
     EQC_CHECK(cuda, EQC_SITE_INIT, cudaSetDevice(cuda->device));
-    EQC_CHECK(cuda, EQC_SITE_OTHER,
-              cudaStreamCreateWithFlags(&cuda->stream, cudaStreamNonBlocking));
-    EQC_CHECK(cuda, EQC_SITE_OTHER, cudaStreamCreateWithFlags(&cuda->aux, cudaStreamNonBlocking));
+    {
+        /* aux at the greatest priority: SSIMULACRA2's scales 1.. and their
+         * sums, the longer chain, then take free multiprocessors first and
+         * scale 0's wide kernels on `stream` fill the rest (4K: 2.82 ->
+         * 2.69 ms, docs/performance.md) */
+        int least = 0, greatest = 0;
+        EQC_CHECK(cuda, EQC_SITE_OTHER, cudaDeviceGetStreamPriorityRange(&least, &greatest));
+        EQC_CHECK(cuda, EQC_SITE_OTHER,
+                  cudaStreamCreateWithFlags(&cuda->stream, cudaStreamNonBlocking));
+        EQC_CHECK(cuda, EQC_SITE_OTHER,
+                  cudaStreamCreateWithPriority(&cuda->aux, cudaStreamNonBlocking, greatest));
+    }
     EQC_CHECK(cuda, EQC_SITE_OTHER,
               cudaEventCreateWithFlags(&cuda->fork_ev, cudaEventDisableTiming));
     EQC_CHECK(cuda, EQC_SITE_OTHER,
               cudaEventCreateWithFlags(&cuda->join_ev, cudaEventDisableTiming));
+    for (int f = 0; f < 2; f++)
+        for (int b = 0; b < EQC_UPLOAD_BANDS_MAX; b++)
+            EQC_CHECK(cuda, EQC_SITE_OTHER,
+                      cudaEventCreateWithFlags(&cuda->band_ev[f][b], cudaEventDisableTiming));
     EQC_CHECK(cuda, EQC_SITE_OTHER,
-              cudaEventCreateWithFlags(&cuda->ref_ev, cudaEventDisableTiming));
-    EQC_CHECK(cuda, EQC_SITE_OTHER,
-              cudaEventCreateWithFlags(&cuda->ref_done_ev, cudaEventDisableTiming));
+              cudaEventCreateWithFlags(&cuda->xyb_done_ev, cudaEventDisableTiming));
     /* Not EQC_SITE_ALLOC: the injected "alloc" fault is meant for scoring. */
     EQC_CHECK(cuda, EQC_SITE_OTHER, cudaMalloc((void **)&cuda->dres, sizeof(EqcResults)));
     EQC_CHECK(cuda, EQC_SITE_OTHER,
@@ -344,11 +360,14 @@ static int host_is_pinned(const void *ptr)
 /*
  * Uploads ref and dist (host memory) into the scorer's device buffers on its
  * stream and fills the device views. Pageable input goes through pinned
- * staging, one buffer at a time so that each upload overlaps the staging of
- * the next; page-locked input is copied directly.
+ * staging, so that each copy overlaps the staging of the next; page-locked
+ * input is copied directly. Each frame goes up in `bands` bands of luma rows
+ * (fewer where the frame is short; one where a buffer's rows are not the
+ * luma rows or half of them), each band with the buffer rows that its
+ * pixels read, and band_ev[f][b] recorded after it.
  */
 int eqc_upload_pair(EqCuda *cuda, const EqFrame *ref, const EqFrame *dist, EqcFrame *dref,
-                    EqcFrame *ddist)
+                    EqcFrame *ddist, int bands)
 {
     const EqFrame *fr[2] = { ref, dist };
     int nbuf = frame_buffers(ref);
@@ -379,51 +398,95 @@ int eqc_upload_pair(EqCuda *cuda, const EqFrame *ref, const EqFrame *dist, EqcFr
         cuda->pinned_cap = total;
     }
 
-    cuda->ref_ready = 0;
+    int pinned[2][3];
+    for (int f = 0; f < 2; f++)
+        for (int i = 0; i < nbuf; i++)
+            pinned[f][i] = host_is_pinned(fr[f]->data[i]);
+
+    /* the bands: luma boundaries at even rows, each band not empty */
     {
-        /* the reference's planes first (ref_ev after them), then the
-         * distorted frame's: work that needs only the reference can start
-         * while the rest is copied */
-        uint8_t *stage = (uint8_t *)cuda->pinned;
+        const int H = ref->height;
+        if (bands > EQC_UPLOAD_BANDS_MAX)
+            bands = EQC_UPLOAD_BANDS_MAX;
+        if (bands > H / 2)
+            bands = H / 2;
+        for (int i = 0; i < nbuf; i++)
+            if (rows[i] != H && rows[i] != (H + 1) / 2)
+                bands = 1;
+        /* pageable rows are staged by the host first: there each band
+         * would cost a round on the staging threads */
         for (int f = 0; f < 2; f++)
+            for (int i = 0; i < nbuf; i++)
+                if (!pinned[f][i])
+                    bands = 1;
+        if (bands < 1)
+            bands = 1;
+        for (int b = 0; b < bands; b++)
+            cuda->band_y[b] = 2 * (int)((int64_t)(H / 2) * b / bands);
+        cuda->band_y[bands] = H;
+    }
+
+    cuda->bands = 0;
+    {
+        /* the reference's bands first, then the distorted frame's: work
+         * that needs only the first rows can start while the rest is
+         * copied */
+        uint8_t *stage = (uint8_t *)cuda->pinned;
+        for (int f = 0; f < 2; f++) {
+            const uint8_t *src[3];
+            ptrdiff_t sstride[3];
+            uint8_t *dst[3];
             for (int i = 0; i < nbuf; i++) {
-                const uint8_t *src = (const uint8_t *)fr[f]->data[i];
-                const ptrdiff_t sstride = rows[i] == 1 ? (ptrdiff_t)row[i] : fr[f]->stride[i];
-                if (host_is_pinned(src)) {
-                    EQC_CHECK(cuda, EQC_SITE_COPY,
-                              cudaMemcpy2DAsync(base[f][i], pitch[i], src, (size_t)sstride,
-                                                row[i], rows[i], cudaMemcpyHostToDevice,
-                                                cuda->stream));
-                } else {
-                    /* the rows in bands, on the staging threads, then one
-                     * copy of the staged buffer */
+                src[i] = (const uint8_t *)fr[f]->data[i];
+                sstride[i] = rows[i] == 1 ? (ptrdiff_t)row[i] : fr[f]->stride[i];
+                dst[i] = stage;
+                stage += pitch[i] * rows[i];
+            }
+            for (int b = 0; b < bands; b++) {
+                for (int i = 0; i < nbuf; i++) {
+                    const int y0 = eq_s2_chroma_rows_for(rows[i], ref->height, cuda->band_y[b]);
+                    const int y1 =
+                        eq_s2_chroma_rows_for(rows[i], ref->height, cuda->band_y[b + 1]);
+                    if (y1 <= y0)
+                        continue;
+                    const uint8_t *s = src[i] + (ptrdiff_t)y0 * sstride[i];
+                    uint8_t *d = base[f][i] + (size_t)y0 * pitch[i];
+                    if (pinned[f][i]) {
+                        EQC_CHECK(cuda, EQC_SITE_COPY,
+                                  cudaMemcpy2DAsync(d, pitch[i], s, (size_t)sstride[i], row[i],
+                                                    (size_t)(y1 - y0), cudaMemcpyHostToDevice,
+                                                    cuda->stream));
+                        continue;
+                    }
+                    /* the rows in parts, on the staging threads, then one
+                     * copy of the staged rows */
+                    uint8_t *st = dst[i] + (size_t)y0 * pitch[i];
                     StageJob job;
                     memset(&job, 0, sizeof(job));
-                    job.src = src;
-                    job.sstride = sstride;
-                    job.dst = stage;
+                    job.src = s;
+                    job.sstride = sstride[i];
+                    job.dst = st;
                     job.row = row[i];
-                    job.rows = rows[i];
+                    job.rows = y1 - y0;
                     job.pitch = pitch[i];
-                    int bands = cuda->stage_pool ? 4 * eq_pool_threads(cuda->stage_pool) : 1;
-                    if (bands > rows[i])
-                        bands = rows[i];
-                    job.bands = bands;
-                    if (cuda->stage_pool && bands > 1)
-                        eq_pool_run(cuda->stage_pool, bands, stage_rows, &job);
+                    int parts = cuda->stage_pool ? 4 * eq_pool_threads(cuda->stage_pool) : 1;
+                    if (parts > job.rows)
+                        parts = job.rows;
+                    job.bands = parts;
+                    if (cuda->stage_pool && parts > 1)
+                        eq_pool_run(cuda->stage_pool, parts, stage_rows, &job);
                     else
-                        for (int k = 0; k < bands; k++)
+                        for (int k = 0; k < parts; k++)
                             stage_rows(&job, k, 0);
                     EQC_CHECK(cuda, EQC_SITE_COPY,
-                              cudaMemcpyAsync(base[f][i], stage, pitch[i] * rows[i],
+                              cudaMemcpyAsync(d, st, pitch[i] * (size_t)(y1 - y0),
                                               cudaMemcpyHostToDevice, cuda->stream));
-                    stage += pitch[i] * rows[i];
                 }
-                if (f == 0 && i == nbuf - 1) {
-                    EQC_CHECK(cuda, EQC_SITE_OTHER, cudaEventRecord(cuda->ref_ev, cuda->stream));
-                    cuda->ref_ready = 1;
-                }
+                EQC_CHECK(cuda, EQC_SITE_OTHER,
+                          cudaEventRecord(cuda->band_ev[f][b], cuda->stream));
             }
+        }
+        cuda->bands = bands;
     }
     frame_views(ref, base[0], pitch, dref);
     frame_views(dist, base[1], pitch, ddist);
@@ -548,13 +611,20 @@ extern "C" int eq_cuda_score(EqCuda *cuda, const EqFrame *ref, const EqFrame *di
     if (!metrics)
         return 0;
     EQC_CHECK(cuda, EQC_SITE_OTHER, cudaSetDevice(cuda->device));
-    if ((err = eqc_upload_pair(cuda, ref, dist, &dref, &ddist)) < 0)
-        goto fail;
+    {
+        /* bands only where a kernel takes them (SSIMULACRA2's conversion) */
+        int bands = 1;
+        if (metrics & EQ_METRIC_SSIMULACRA2)
+            bands = cuda->upload_bands > 0 ? cuda->upload_bands
+                                           : ref->height / EQ_CUDA_BAND_ROWS;
+        if ((err = eqc_upload_pair(cuda, ref, dist, &dref, &ddist, bands)) < 0)
+            goto fail;
+    }
     err = run_metrics(cuda, &dref, &ddist, cuda->stream, metrics, out);
-    cuda->ref_ready = 0;
+    cuda->bands = 0;
     return err;
 fail:
-    cuda->ref_ready = 0;
+    cuda->bands = 0;
     cudaStreamSynchronize(cuda->stream);
     (void)cudaGetLastError();
     fail_metrics(out, metrics, err);
@@ -585,7 +655,7 @@ extern "C" int eq_cuda_score_device(EqCuda *cuda, const EqFrame *ref, const EqFr
     EQC_CHECK(cuda, EQC_SITE_OTHER, cudaSetDevice(cuda->device));
     device_views(ref, &dref);
     device_views(dist, &ddist);
-    cuda->ref_ready = 0; /* the caller's frames: nothing was uploaded */
+    cuda->bands = 0; /* the caller's frames: nothing was uploaded */
     err = run_metrics(cuda, &dref, &ddist, (cudaStream_t)stream, metrics, out);
     return first_err ? first_err : err;
 fail:
@@ -602,7 +672,7 @@ extern "C" int eq_cuda_stage_psnr_sse(EqCuda *cuda, const EqFrame *ref, const Eq
     int err = 0;
 
     EQC_CHECK(cuda, EQC_SITE_OTHER, cudaSetDevice(cuda->device));
-    if ((err = eqc_upload_pair(cuda, ref, dist, &dref, &ddist)) < 0)
+    if ((err = eqc_upload_pair(cuda, ref, dist, &dref, &ddist, 1)) < 0)
         return err;
     if (comp < 0 || comp >= dref.ncomp)
         return EQ_ERR_INVALID_ARGUMENT;

@@ -150,6 +150,8 @@ struct EqcBuf {
     size_t cap;
 };
 
+#define EQC_UPLOAD_BANDS_MAX 16
+
 struct EqCuda {
     EqSettings settings;
     EqLog log;
@@ -160,12 +162,16 @@ struct EqCuda {
     cudaStream_t stream;
     cudaStream_t aux;     /* a second stream for work beside `stream` */
     cudaEvent_t fork_ev, join_ev;
-    /* host frames: recorded on `stream` once the reference's planes are
-     * uploaded (ref_ready: recorded for the frame being scored), so that
-     * SSIMULACRA2 converts the reference on `aux` while the distorted frame
-     * is still being copied; ref_done: that conversion, for `stream` */
-    cudaEvent_t ref_ev, ref_done_ev;
-    int ref_ready;
+    /* host frames: copied in `bands` bands of luma rows band_y[b] ..
+     * band_y[b + 1] - 1 (even boundaries), band_ev[f][b] recorded on
+     * `stream` once band b of frame f (0 ref, 1 dist) and the chroma rows
+     * it reads are up; `bands` is 0 when the frames being scored were not
+     * uploaded here. SSIMULACRA2 converts each band on `aux` while the
+     * later ones are still being copied; xyb_done_ev: those conversions,
+     * for `stream`. */
+    cudaEvent_t band_ev[2][EQC_UPLOAD_BANDS_MAX], xyb_done_ev;
+    int bands;
+    int band_y[EQC_UPLOAD_BANDS_MAX + 1];
 
     EqcBuf frame[2][3];   /* uploaded planes of ref and dist */
     void *pinned;         /* pinned staging for host frames */
@@ -181,6 +187,7 @@ struct EqCuda {
     int runs_no_fast;     /* test: chunk runs without the tie-free fast path */
     int walk_planned;     /* failing chunks: planned pass first (EQ_CUDA_WALK_ENV) */
     int walk_no_split;    /* no split records (EQ_CUDA_SPLIT_ENV) */
+    int upload_bands;     /* bands for host frames, 0: by height (EQ_CUDA_BANDS_ENV) */
     double s2lut_key[2][8]; /* the EqS2Yuv each S2LUT buffer was built for */
     int s2lut_valid[2];
 
@@ -222,9 +229,10 @@ int eqc_fail(EqCuda *cuda, cudaError_t e, const char *what, const char *file, in
 /* After a <<<launch>>>: the launch's own error (bad configuration, ...). */
 #define EQC_CHECK_LAUNCH(cuda, name) EQC_CHECK(cuda, EQC_SITE_LAUNCH, cudaGetLastError())
 
-/* Uploads a host frame pair (pinned staging) and fills device views. */
+/* Uploads a host frame pair (pinned staging) and fills device views, in
+ * up to `bands` bands of rows (see EqCuda.band_ev; 1: one band per frame). */
 int eqc_upload_pair(EqCuda *cuda, const EqFrame *ref, const EqFrame *dist, EqcFrame *dref,
-                    EqcFrame *ddist);
+                    EqcFrame *ddist, int bands);
 
 /* Grows buf to at least `size` bytes (contents are not kept). */
 int eqc_buf_reserve(EqCuda *cuda, EqcBuf *buf, size_t size);

@@ -61,6 +61,13 @@ int eq_cuda_device_available(char *why, size_t why_size);
  * term goes to the block's exact add, as before they existed (for
  * tools/bench_cuda to measure them; the same bits either way). */
 #define EQ_CUDA_SPLIT_ENV "EXACTQUALITY_CUDA_SPLIT"
+/* Host frames scored with SSIMULACRA2 go up in bands of rows, each band
+ * converted while the next is copied: by default one band per
+ * EQ_CUDA_BAND_ROWS luma rows (at most 16), or the number this variable
+ * gives (1: the whole frame at once; for tools/bench_cuda; the same bits
+ * either way). */
+#define EQ_CUDA_BANDS_ENV "EXACTQUALITY_CUDA_BANDS"
+#define EQ_CUDA_BAND_ROWS 512
 
 /*
  * Stage entry points for tests/checkkernels: each runs ONE device stage on

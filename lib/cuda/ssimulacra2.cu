@@ -156,10 +156,10 @@ static __device__ __forceinline__ void s2_pixel_linear(const S2Src &s, int x, in
 template <bool SRC>
 __global__ void __launch_bounds__(S2_XYB_THREADS)
 s2_xyb_down_kernel(S2Src s0, S2Src s1, const double *lin, int w, int h, double *lin_out,
-                   double *xyb, double *next, int f0)
+                   double *xyb, double *next, int f0, int oy0)
 {
     const int ow = (w + 1) / 2;
-    const int xj = blockIdx.x * blockDim.x + threadIdx.x, oy = blockIdx.y;
+    const int xj = blockIdx.x * blockDim.x + threadIdx.x, oy = oy0 + blockIdx.y;
     const int f = blockIdx.z + f0;
     /* no early return: every lane takes part in the shuffle (lanes past
      * the edge read the edge pixel and write nothing) */
@@ -207,21 +207,24 @@ s2_xyb_down_kernel(S2Src s0, S2Src s1, const double *lin, int w, int h, double *
 }
 
 /* Launches s2_xyb_down_kernel over `frames` frames of a w x h scale,
- * from frame f0 (0: both or the reference, 1: the distorted frame). */
+ * from frame f0 (0: both or the reference, 1: the distorted frame), on
+ * rows y0 .. y1 - 1 (y0 even; y1 = 0: to the last row). */
 static int s2_xyb_down(EqCuda *cuda, const S2Src &s0, const S2Src &s1, const double *lin, int w,
                        int h, int frames, double *lin_out, double *xyb, double *next,
-                       cudaStream_t stream, int f0 = 0)
+                       cudaStream_t stream, int f0 = 0, int y0 = 0, int y1 = 0)
 {
     int err = 0;
     static_assert(S2_XYB_THREADS % 32 == 0, "pairs of lanes within a warp");
-    dim3 g(eqc_blocks((size_t)2 * ((w + 1) / 2), S2_XYB_THREADS), (unsigned)(h + 1) / 2,
+    if (y1 == 0)
+        y1 = h;
+    dim3 g(eqc_blocks((size_t)2 * ((w + 1) / 2), S2_XYB_THREADS), (unsigned)(y1 - y0 + 1) / 2,
            (unsigned)frames);
     if (lin)
-        s2_xyb_down_kernel<false>
-            <<<g, S2_XYB_THREADS, 0, stream>>>(s0, s1, lin, w, h, lin_out, xyb, next, f0);
+        s2_xyb_down_kernel<false><<<g, S2_XYB_THREADS, 0, stream>>>(s0, s1, lin, w, h, lin_out,
+                                                                    xyb, next, f0, y0 / 2);
     else
-        s2_xyb_down_kernel<true>
-            <<<g, S2_XYB_THREADS, 0, stream>>>(s0, s1, lin, w, h, lin_out, xyb, next, f0);
+        s2_xyb_down_kernel<true><<<g, S2_XYB_THREADS, 0, stream>>>(s0, s1, lin, w, h, lin_out,
+                                                                   xyb, next, f0, y0 / 2);
     EQC_CHECK_LAUNCH(cuda, "s2_xyb_down_kernel");
     return 0;
 fail:
@@ -635,19 +638,23 @@ int eqc_ssimulacra2_launch(EqCuda *cuda, const EqcFrame *ref, const EqcFrame *di
              * into lin[s%2] (frame 0's 3 planes, then frame 1's) */
             const double *cur = s > 0 ? lin[(s - 1) & 1] : NULL;
             double *nxt = s + 1 < scales ? lin[s & 1] : NULL;
-            if (s == 0 && cuda->ref_ready && stream == cuda->stream) {
-                /* host frames: the reference's scale 0 on the second stream
-                 * as soon as its planes are up (ref_ev), the distorted
-                 * frame's here after its own; the same kernel on the same
-                 * pixels, one frame per launch */
-                EQC_CHECK(cuda, EQC_SITE_OTHER, cudaStreamWaitEvent(cuda->aux, cuda->ref_ev, 0));
-                if ((err = s2_xyb_down(cuda, s0, s1, cur, w, h, 1, NULL, xyb[b], nxt, cuda->aux,
-                                       0)) < 0 ||
-                    (err = s2_xyb_down(cuda, s0, s1, cur, w, h, 1, NULL, xyb[b], nxt, st, 1)) <
-                        0)
-                    goto fail;
-                EQC_CHECK(cuda, EQC_SITE_OTHER, cudaEventRecord(cuda->ref_done_ev, cuda->aux));
-                EQC_CHECK(cuda, EQC_SITE_OTHER, cudaStreamWaitEvent(st, cuda->ref_done_ev, 0));
+            if (s == 0 && cuda->bands > 0 && stream == cuda->stream) {
+                /* host frames: scale 0 on the second stream, band by band
+                 * as each band's rows are up (band_ev), while the later
+                 * bands are still being copied; the same kernel on the
+                 * same pixels, one frame and band per launch (even row
+                 * boundaries: each pair of rows in one launch) */
+                for (int f = 0; f < 2; f++)
+                    for (int k = 0; k < cuda->bands; k++) {
+                        EQC_CHECK(cuda, EQC_SITE_OTHER,
+                                  cudaStreamWaitEvent(cuda->aux, cuda->band_ev[f][k], 0));
+                        if ((err = s2_xyb_down(cuda, s0, s1, cur, w, h, 1, NULL, xyb[b], nxt,
+                                               cuda->aux, f, cuda->band_y[k],
+                                               cuda->band_y[k + 1])) < 0)
+                            goto fail;
+                    }
+                EQC_CHECK(cuda, EQC_SITE_OTHER, cudaEventRecord(cuda->xyb_done_ev, cuda->aux));
+                EQC_CHECK(cuda, EQC_SITE_OTHER, cudaStreamWaitEvent(st, cuda->xyb_done_ev, 0));
             } else if ((err = s2_xyb_down(cuda, s0, s1, cur, w, h, 2, NULL, xyb[b], nxt, st)) <
                        0) {
                 goto fail;
@@ -732,7 +739,7 @@ extern "C" int eq_cuda_stage_s2_to_linear(EqCuda *cuda, const EqFrame *ref,
     S2Src s0, s1;
     const int w = ref->width, h = ref->height;
     const size_t n = (size_t)w * h, m = (size_t)((w + 1) / 2) * ((h + 1) / 2);
-    int err = eqc_upload_pair(cuda, ref, dist, &a, &b);
+    int err = eqc_upload_pair(cuda, ref, dist, &a, &b, 1);
     if (err < 0 || (err = s2_source(cuda, &a, &s0, 0, cuda->stream)) < 0 ||
         (err = s2_source(cuda, &b, &s1, 1, cuda->stream)) < 0)
         return stage_sync(cuda, err);

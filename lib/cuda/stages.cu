@@ -103,7 +103,7 @@ extern "C" int eq_cuda_stage_ssim_to_float(EqCuda *cuda, const EqFrame *ref,
     EqcFrame a, b;
     uint8_t *base = NULL;
     const size_t n = (size_t)ref->width * ref->height;
-    int err = eqc_upload_pair(cuda, ref, dist, &a, &b);
+    int err = eqc_upload_pair(cuda, ref, dist, &a, &b, 1);
     if (err < 0)
         return finish(cuda, err);
     const size_t out = align256(2 * n * sizeof(float));
@@ -129,7 +129,7 @@ extern "C" int eq_cuda_stage_ssim_box_samples(EqCuda *cuda, const EqFrame *ref,
     uint8_t *base = NULL;
     const size_t m =
         (size_t)eq_decimated_size(ref->width, factor) * eq_decimated_size(ref->height, factor);
-    int err = eqc_upload_pair(cuda, ref, dist, &a, &b);
+    int err = eqc_upload_pair(cuda, ref, dist, &a, &b, 1);
     if (err < 0)
         return finish(cuda, err);
     const size_t out = align256(2 * m * sizeof(float));

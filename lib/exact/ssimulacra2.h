@@ -510,6 +510,23 @@ EQ_HD static inline EqS2ChromaTaps eq_s2_chroma_taps(int x, int y, int ss_x, int
     return t;
 }
 
+/* How many rows of a chroma plane of `ch` rows (ch == height: no vertical
+ * subsampling; else (height + 1) / 2) luma rows 0 .. y - 1 read through
+ * eq_s2_chroma_taps(): the prefix of the plane that a band of the frame's
+ * first y rows needs uploaded. Halved chroma: luma row r reads chroma rows
+ * r / 2 and r / 2 - 1 (r even) or r / 2 + 1 (r odd), clamped to the plane. */
+EQ_HD static inline int eq_s2_chroma_rows_for(int ch, int height, int y)
+{
+    if (y <= 0)
+        return 0;
+    if (ch == height)
+        return y;
+    /* the last row y - 1: odd reads (y - 1) / 2 + 1, even reads (y - 1) / 2
+     * (row y - 2, odd, read the same one) */
+    int r = (y & 1) ? (y + 1) / 2 : y / 2 + 1;
+    return r < ch ? r : ch;
+}
+
 /* The upsampled chroma from the four samples named by `t`. */
 EQ_HD static inline double eq_s2_chroma_value(const EqS2ChromaTaps *t, unsigned a, unsigned b,
                                               unsigned c, unsigned d)

@@ -606,6 +606,38 @@ static void test_terms(void)
 
 /* libjxl's CreateRecursiveGaussian(1.5) in double, then rounded to float:
  * the constants of lib/exact/ssimulacra2.h. */
+/* eq_s2_chroma_rows_for() (the chroma rows the CUDA upload sends with a
+ * band of luma rows) is exactly the rows eq_s2_chroma_taps() reads for the
+ * luma rows before the band's end: no fewer (the band's conversion would
+ * read rows not yet copied) and no more. */
+static void test_chroma_rows(void)
+{
+    int bad = 0;
+    for (int h = 1; h <= 300 && !bad; h++)
+        for (int halved = 0; halved < 2; halved++) {
+            const int ch = halved ? (h + 1) / 2 : h;
+            int need = 0; /* rows read by luma rows 0 .. y - 1 */
+            for (int y = 0; y <= h; y++) {
+                if (y > 0) {
+                    for (int x = 0; x < 2; x++) {
+                        EqS2ChromaTaps t = eq_s2_chroma_taps(x, y - 1, 1, halved, 4, ch);
+                        if (t.cy + 1 > need)
+                            need = t.cy + 1;
+                        if (t.ny + 1 > need)
+                            need = t.ny + 1;
+                    }
+                }
+                if (eq_s2_chroma_rows_for(ch, h, y) != need) {
+                    fprintf(stderr, "chroma rows for %d of %d (%d chroma rows): %d, read %d\n", y,
+                            h, ch, eq_s2_chroma_rows_for(ch, h, y), need);
+                    bad = 1;
+                    break;
+                }
+            }
+        }
+    CHECK(!bad);
+}
+
 static void test_blur_constants(void)
 {
     const double sigma = 1.5, radius = 5.0, pi = 3.141592653589793238;
@@ -773,6 +805,7 @@ int main(int argc, char **argv)
     test_pmath();
     test_terms();
     test_blur_constants();
+    test_chroma_rows();
     test_blur_stages();
     eq_scorer_close(&sc);
     eq_scorer_close(&sc1);
