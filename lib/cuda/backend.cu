@@ -119,6 +119,8 @@ extern "C" void eq_cuda_close(EqCuda **pcuda)
         cudaStreamSynchronize(cuda->stream);
     if (cuda->aux)
         cudaStreamSynchronize(cuda->aux);
+    if (cuda->aux2)
+        cudaStreamSynchronize(cuda->aux2);
     for (int f = 0; f < 2; f++)
         for (int i = 0; i < 3; i++)
             cudaFree(cuda->frame[f][i].ptr);
@@ -137,6 +139,12 @@ extern "C" void eq_cuda_close(EqCuda **pcuda)
     eq_pool_close(&cuda->stage_pool);
     if (cuda->aux)
         cudaStreamDestroy(cuda->aux);
+    if (cuda->aux2)
+        cudaStreamDestroy(cuda->aux2);
+    if (cuda->fork2_ev)
+        cudaEventDestroy(cuda->fork2_ev);
+    if (cuda->join2_ev)
+        cudaEventDestroy(cuda->join2_ev);
     if (cuda->fork_ev)
         cudaEventDestroy(cuda->fork_ev);
     if (cuda->join_ev)
@@ -199,17 +207,23 @@ extern "C" int eq_cuda_open(EqCuda **out, const EqSettings *settings, const EqLo
     }
     EQC_CHECK(cuda, EQC_SITE_INIT, cudaSetDevice(cuda->device));
     {
-        /* aux at the greatest priority: SSIMULACRA2's scales 1.. and their
-         * sums, the longer chain, then take free multiprocessors first and
-         * scale 0's wide kernels on `stream` fill the rest (4K: 2.82 ->
-         * 2.69 ms, docs/performance.md) */
+        /* aux and aux2 at the greatest priority: SSIMULACRA2's scales 1..
+         * and their sums, the longer chain, then take free multiprocessors
+         * first and scale 0's wide kernels on `stream` fill the rest
+         * (docs/cuda.md) */
         int least = 0, greatest = 0;
         EQC_CHECK(cuda, EQC_SITE_OTHER, cudaDeviceGetStreamPriorityRange(&least, &greatest));
         EQC_CHECK(cuda, EQC_SITE_OTHER,
                   cudaStreamCreateWithFlags(&cuda->stream, cudaStreamNonBlocking));
         EQC_CHECK(cuda, EQC_SITE_OTHER,
                   cudaStreamCreateWithPriority(&cuda->aux, cudaStreamNonBlocking, greatest));
+        EQC_CHECK(cuda, EQC_SITE_OTHER,
+                  cudaStreamCreateWithPriority(&cuda->aux2, cudaStreamNonBlocking, greatest));
     }
+    EQC_CHECK(cuda, EQC_SITE_OTHER,
+              cudaEventCreateWithFlags(&cuda->fork2_ev, cudaEventDisableTiming));
+    EQC_CHECK(cuda, EQC_SITE_OTHER,
+              cudaEventCreateWithFlags(&cuda->join2_ev, cudaEventDisableTiming));
     EQC_CHECK(cuda, EQC_SITE_OTHER,
               cudaEventCreateWithFlags(&cuda->fork_ev, cudaEventDisableTiming));
     EQC_CHECK(cuda, EQC_SITE_OTHER,

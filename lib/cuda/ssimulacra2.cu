@@ -596,31 +596,34 @@ int eqc_ssimulacra2_launch(EqCuda *cuda, const EqcFrame *ref, const EqcFrame *di
         return err;
     }
 
-    /* xyb (6 planes) and tmp (15 float planes) of scale 0, the same of
-     * scales 1.. (quarter planes), the linear RGB of scales 1.. (two
-     * buffers of 6 quarter planes, used in turn), then d and d1 of every
-     * scale and channel (kept for the sums). Scale 0's linear RGB is never
-     * stored.
+    /* xyb (6 planes) and tmp (15 float planes) of every scale, each scale
+     * its own, the linear RGB of scales 1.. (two buffers of 6 quarter
+     * planes, used in turn), then d and d1 of every scale and channel (kept
+     * for the sums). Scale 0's linear RGB is never stored.
      *
      * Scale 0's blurs run one recursion per line and fill little of the
      * GPU, and scales 1.. need only the linear RGB that scale 0's xyb_down
      * leaves: so they run on the second stream (cuda->aux) beside scale 0's
-     * blurs, and the sums wait for both. The same kernels on the same
-     * inputs: the same bits. */
-    const size_t n0 = (size_t)W * H, nq = (size_t)((W + 1) / 2) * ((H + 1) / 2);
-    size_t nterms = 0;
-    for (int s = 0; s < scales; s++)
+     * blurs, and the sums wait for both. Each scale's blurs need only its
+     * own XYB, so scales 2.. (their xyb_down chain, then their blurs) run on
+     * a third stream (cuda->aux2) beside scale 1's blurs: the recursions of
+     * scale 1 and of scales 2.. overlap instead of adding up. The same
+     * kernels on the same inputs: the same bits. */
+    const size_t nq = (size_t)((W + 1) / 2) * ((H + 1) / 2);
+    size_t nterms = 0, off[EQ_S2_MAX_SCALES];
+    for (int s = 0; s < scales; s++) {
+        off[s] = nterms;
         nterms += (size_t)widths[s] * heights[s];
-    const size_t bytes = sizeof(double) * (6 * n0 + 6 * nq + 12 * nq + 6 * nterms) +
-                         sizeof(float) * 15 * (n0 + nq);
+    }
+    const size_t bytes = sizeof(double) * (6 * nterms + 12 * nq + 6 * nterms) +
+                         sizeof(float) * 15 * nterms;
     if ((err = eqc_buf_reserve(cuda, &cuda->scratch[EQC_SCRATCH_S2], bytes)) < 0)
         return err;
-    double *xyb[2] = { (double *)cuda->scratch[EQC_SCRATCH_S2].ptr, NULL };
-    xyb[1] = xyb[0] + 6 * n0;
-    double *lin[2] = { xyb[1] + 6 * nq, xyb[1] + 12 * nq };
+    double *xyb_all = (double *)cuda->scratch[EQC_SCRATCH_S2].ptr;
+    double *lin[2] = { xyb_all + 6 * nterms, xyb_all + 6 * nterms + 6 * nq };
     double *terms = lin[1] + 6 * nq;
-    float *tmp[2] = { (float *)(terms + 6 * nterms), NULL };
-    tmp[1] = tmp[0] + 15 * n0;
+    float *tmp_all = (float *)(terms + 6 * nterms);
+    const int par = scales > 2; /* scales 2.. on aux2 */
 
     {
         /* scale 0's sums (desc[0], on `stream`) and those of scales 1..
@@ -632,7 +635,9 @@ int eqc_ssimulacra2_launch(EqCuda *cuda, const EqcFrame *ref, const EqcFrame *di
             const int w = widths[s], h = heights[s];
             const size_t n = (size_t)w * h;
             const int b = s > 0;
-            cudaStream_t st = b ? cuda->aux : stream;
+            cudaStream_t st = s == 0 ? stream : s == 1 || !par ? cuda->aux : cuda->aux2;
+            double *xyb_s = xyb_all + 6 * off[s];
+            float *tmp_s = tmp_all + 15 * off[s];
             /* scale s's XYB, and scale s+1's linear RGB from the same
              * pixels: scale 0 from the frames, scale s > 0 from lin[(s-1)%2]
              * into lin[s%2] (frame 0's 3 planes, then frame 1's) */
@@ -648,16 +653,24 @@ int eqc_ssimulacra2_launch(EqCuda *cuda, const EqcFrame *ref, const EqcFrame *di
                     for (int k = 0; k < cuda->bands; k++) {
                         EQC_CHECK(cuda, EQC_SITE_OTHER,
                                   cudaStreamWaitEvent(cuda->aux, cuda->band_ev[f][k], 0));
-                        if ((err = s2_xyb_down(cuda, s0, s1, cur, w, h, 1, NULL, xyb[b], nxt,
+                        if ((err = s2_xyb_down(cuda, s0, s1, cur, w, h, 1, NULL, xyb_s, nxt,
                                                cuda->aux, f, cuda->band_y[k],
                                                cuda->band_y[k + 1])) < 0)
                             goto fail;
                     }
                 EQC_CHECK(cuda, EQC_SITE_OTHER, cudaEventRecord(cuda->xyb_done_ev, cuda->aux));
                 EQC_CHECK(cuda, EQC_SITE_OTHER, cudaStreamWaitEvent(st, cuda->xyb_done_ev, 0));
-            } else if ((err = s2_xyb_down(cuda, s0, s1, cur, w, h, 2, NULL, xyb[b], nxt, st)) <
+            } else if ((err = s2_xyb_down(cuda, s0, s1, cur, w, h, 2, NULL, xyb_s, nxt, st)) <
                        0) {
                 goto fail;
+            }
+            if (s == 1 && par) {
+                /* fork: scales 2.. on the third stream after scale 1's
+                 * xyb_down (their chain reads only the linear RGB it left);
+                 * scale 1's blurs here beside them */
+                EQC_CHECK(cuda, EQC_SITE_OTHER, cudaEventRecord(cuda->fork2_ev, cuda->aux));
+                EQC_CHECK(cuda, EQC_SITE_OTHER,
+                          cudaStreamWaitEvent(cuda->aux2, cuda->fork2_ev, 0));
             }
             if (s == 0 && scales > 1) {
                 /* fork: scales 1.. after scale 0's xyb_down */
@@ -665,7 +678,7 @@ int eqc_ssimulacra2_launch(EqCuda *cuda, const EqcFrame *ref, const EqcFrame *di
                 EQC_CHECK(cuda, EQC_SITE_OTHER, cudaStreamWaitEvent(cuda->aux, cuda->fork_ev, 0));
             }
             double *d = t, *d1 = t + 3 * n;
-            if ((err = s2_blur_terms(cuda, xyb[b], w, h, 3, tmp[b], d, d1, st)) < 0)
+            if ((err = s2_blur_terms(cuda, xyb_s, w, h, 3, tmp_s, d, d1, st)) < 0)
                 goto fail;
             for (int c = 0; c < 3; c++)
                 for (int k = 0; k < EQ_S2_SUMS_PER_CHANNEL; k++) {
@@ -676,6 +689,10 @@ int eqc_ssimulacra2_launch(EqCuda *cuda, const EqcFrame *ref, const EqcFrame *di
                                       EQC_RES_SSIMULACRA2 + eq_s2_sum_index(s, c, k), k };
                 }
             t += 6 * n;
+        }
+        if (par) {
+            EQC_CHECK(cuda, EQC_SITE_OTHER, cudaEventRecord(cuda->join2_ev, cuda->aux2));
+            EQC_CHECK(cuda, EQC_SITE_OTHER, cudaStreamWaitEvent(cuda->aux, cuda->join2_ev, 0));
         }
         if (scales > 1) {
             /* the sums of scales 1.. on the second stream, in their own
@@ -692,8 +709,9 @@ int eqc_ssimulacra2_launch(EqCuda *cuda, const EqcFrame *ref, const EqcFrame *di
         return 0;
     }
 fail:
-    /* nothing queued on the second stream may outlive this frame */
+    /* nothing queued on the other streams may outlive this frame */
     (void)cudaStreamSynchronize(cuda->aux);
+    (void)cudaStreamSynchronize(cuda->aux2);
     return err;
 }
 
