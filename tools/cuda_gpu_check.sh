@@ -6,10 +6,11 @@
 #
 #   tools/cuda_gpu_check.sh [steps]   steps: any of
 #       build kernels kernels-full errors parity parity-full fixtures memcheck racecheck
-#       bench bench-full bench4k threads mutation profile, racecheck-ordsum
+#       bench bench-full bench4k threads upload mutation profile, racecheck-ordsum
 #       racecheck-ssim-front racecheck-s2 (one stage of racecheck each), and kernels-plan
 #       parity-plan memcheck-plan bench-plan (the same with
 #       EXACTQUALITY_CUDA_WALK=plan)
+# upload: the copies of the banded upload (tools/bench_upload)
 # bench4k: 3840x2160 only, 50 frames; threads: SSIMULACRA2 at 1080p and 4K
 #   with 1, 2, 4, 8 concurrent scorers; mutation: checkkernels built with the
 #   chunk-run fast path ignoring exact halves (must fail); profile-s2: ncu
@@ -90,6 +91,7 @@ for s in $steps; do
       mut carry 's/rec->p\[pb - 1\].run = eq_ord_compose(exs.run, before_head);/rec->p[pb - 1].run = before_head;/'
       mut restage 's/} else if (held != EQC_TERM_X) {/} else if (0) {/' ;;
     bench) run bench 240 "$B/tools/bench_cuda" --frames 100 --warmup 10; cat "$OUT/bench.log" ;;
+    upload) run upload 60 "$B/tools/bench_upload"; cat "$OUT/upload.log" ;;
     profile) run profile 300 ncu --clock-control none --metrics gpu__time_duration.sum --csv \
                "$B/tools/bench_cuda" --sizes 3840x2160 --metrics ssim,ms_ssim,ssimulacra2 --frames 1 --warmup 0 --profile
              python3 - "$OUT/profile.log" <<'PY'
