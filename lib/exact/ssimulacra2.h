@@ -510,21 +510,18 @@ EQ_HD static inline EqS2ChromaTaps eq_s2_chroma_taps(int x, int y, int ss_x, int
     return t;
 }
 
-/* How many rows of a chroma plane of `ch` rows (ch == height: no vertical
- * subsampling; else (height + 1) / 2) luma rows 0 .. y - 1 read through
- * eq_s2_chroma_taps(): the prefix of the plane that a band of the frame's
- * first y rows needs uploaded. Halved chroma: luma row r reads chroma rows
- * r / 2 and r / 2 - 1 (r even) or r / 2 + 1 (r odd), clamped to the plane. */
+/* How many rows of a plane of `ch` rows (ch == height: the luma rows, or
+ * chroma without vertical subsampling; else (height + 1) / 2) luma rows
+ * 0 .. y - 1 read through eq_s2_chroma_taps(): the prefix of the plane that
+ * a band of the frame's first y rows needs uploaded. The last of them, row
+ * y - 1, reads the furthest down (no earlier row reads a chroma row past
+ * its own), so its taps give it. */
 EQ_HD static inline int eq_s2_chroma_rows_for(int ch, int height, int y)
 {
     if (y <= 0)
         return 0;
-    if (ch == height)
-        return y;
-    /* the last row y - 1: odd reads (y - 1) / 2 + 1, even reads (y - 1) / 2
-     * (row y - 2, odd, read the same one) */
-    int r = (y & 1) ? (y + 1) / 2 : y / 2 + 1;
-    return r < ch ? r : ch;
+    EqS2ChromaTaps t = eq_s2_chroma_taps(0, y - 1, 0, ch != height, 1, ch);
+    return (t.cy > t.ny ? t.cy : t.ny) + 1;
 }
 
 /* The upsampled chroma from the four samples named by `t`. */
