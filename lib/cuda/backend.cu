@@ -107,6 +107,31 @@ extern "C" int eq_cuda_device_available(char *why, size_t why_size)
     return 1;
 }
 
+/* The scorer's streams and events (band_ev included), for creation,
+ * synchronisation and teardown in one place. */
+#define N_STREAMS 3
+#define N_EVENTS (4 + 2 * EQC_UPLOAD_BANDS_MAX + 1)
+
+static void scorer_streams(EqCuda *cuda, cudaStream_t *out[N_STREAMS])
+{
+    out[0] = &cuda->stream;
+    out[1] = &cuda->aux;
+    out[2] = &cuda->aux2;
+}
+
+static void scorer_events(EqCuda *cuda, cudaEvent_t *out[N_EVENTS])
+{
+    int n = 0;
+    out[n++] = &cuda->fork_ev;
+    out[n++] = &cuda->join_ev;
+    out[n++] = &cuda->fork2_ev;
+    out[n++] = &cuda->join2_ev;
+    for (int f = 0; f < 2; f++)
+        for (int b = 0; b < EQC_UPLOAD_BANDS_MAX; b++)
+            out[n++] = &cuda->band_ev[f][b];
+    out[n++] = &cuda->xyb_done_ev;
+}
+
 extern "C" void eq_cuda_close(EqCuda **pcuda)
 {
     EqCuda *cuda;
@@ -115,12 +140,13 @@ extern "C" void eq_cuda_close(EqCuda **pcuda)
         return;
     cuda = *pcuda;
     cudaSetDevice(cuda->device);
-    if (cuda->stream)
-        cudaStreamSynchronize(cuda->stream);
-    if (cuda->aux)
-        cudaStreamSynchronize(cuda->aux);
-    if (cuda->aux2)
-        cudaStreamSynchronize(cuda->aux2);
+    cudaStream_t *streams[N_STREAMS];
+    cudaEvent_t *events[N_EVENTS];
+    scorer_streams(cuda, streams);
+    scorer_events(cuda, events);
+    for (int i = 0; i < N_STREAMS; i++)
+        if (*streams[i])
+            cudaStreamSynchronize(*streams[i]);
     for (int f = 0; f < 2; f++)
         for (int i = 0; i < 3; i++)
             cudaFree(cuda->frame[f][i].ptr);
@@ -137,26 +163,12 @@ extern "C" void eq_cuda_close(EqCuda **pcuda)
     if (cuda->dres)
         cudaFree(cuda->dres);
     eq_pool_close(&cuda->stage_pool);
-    if (cuda->aux)
-        cudaStreamDestroy(cuda->aux);
-    if (cuda->aux2)
-        cudaStreamDestroy(cuda->aux2);
-    if (cuda->fork2_ev)
-        cudaEventDestroy(cuda->fork2_ev);
-    if (cuda->join2_ev)
-        cudaEventDestroy(cuda->join2_ev);
-    if (cuda->fork_ev)
-        cudaEventDestroy(cuda->fork_ev);
-    if (cuda->join_ev)
-        cudaEventDestroy(cuda->join_ev);
-    for (int f = 0; f < 2; f++)
-        for (int b = 0; b < EQC_UPLOAD_BANDS_MAX; b++)
-            if (cuda->band_ev[f][b])
-                cudaEventDestroy(cuda->band_ev[f][b]);
-    if (cuda->xyb_done_ev)
-        cudaEventDestroy(cuda->xyb_done_ev);
-    if (cuda->stream)
-        cudaStreamDestroy(cuda->stream);
+    for (int i = 0; i < N_EVENTS; i++)
+        if (*events[i])
+            cudaEventDestroy(*events[i]);
+    for (int i = 0; i < N_STREAMS; i++)
+        if (*streams[i])
+            cudaStreamDestroy(*streams[i]);
     (void)cudaGetLastError();
     free(cuda);
     *pcuda = NULL;
@@ -212,28 +224,20 @@ extern "C" int eq_cuda_open(EqCuda **out, const EqSettings *settings, const EqLo
          * first and scale 0's wide kernels on `stream` fill the rest
          * (docs/cuda.md) */
         int least = 0, greatest = 0;
+        cudaStream_t *streams[N_STREAMS];
+        cudaEvent_t *events[N_EVENTS];
+        scorer_streams(cuda, streams);
+        scorer_events(cuda, events);
         EQC_CHECK(cuda, EQC_SITE_OTHER, cudaDeviceGetStreamPriorityRange(&least, &greatest));
-        EQC_CHECK(cuda, EQC_SITE_OTHER,
-                  cudaStreamCreateWithFlags(&cuda->stream, cudaStreamNonBlocking));
-        EQC_CHECK(cuda, EQC_SITE_OTHER,
-                  cudaStreamCreateWithPriority(&cuda->aux, cudaStreamNonBlocking, greatest));
-        EQC_CHECK(cuda, EQC_SITE_OTHER,
-                  cudaStreamCreateWithPriority(&cuda->aux2, cudaStreamNonBlocking, greatest));
-    }
-    EQC_CHECK(cuda, EQC_SITE_OTHER,
-              cudaEventCreateWithFlags(&cuda->fork2_ev, cudaEventDisableTiming));
-    EQC_CHECK(cuda, EQC_SITE_OTHER,
-              cudaEventCreateWithFlags(&cuda->join2_ev, cudaEventDisableTiming));
-    EQC_CHECK(cuda, EQC_SITE_OTHER,
-              cudaEventCreateWithFlags(&cuda->fork_ev, cudaEventDisableTiming));
-    EQC_CHECK(cuda, EQC_SITE_OTHER,
-              cudaEventCreateWithFlags(&cuda->join_ev, cudaEventDisableTiming));
-    for (int f = 0; f < 2; f++)
-        for (int b = 0; b < EQC_UPLOAD_BANDS_MAX; b++)
+        for (int i = 0; i < N_STREAMS; i++)
             EQC_CHECK(cuda, EQC_SITE_OTHER,
-                      cudaEventCreateWithFlags(&cuda->band_ev[f][b], cudaEventDisableTiming));
-    EQC_CHECK(cuda, EQC_SITE_OTHER,
-              cudaEventCreateWithFlags(&cuda->xyb_done_ev, cudaEventDisableTiming));
+                      cudaStreamCreateWithPriority(streams[i], cudaStreamNonBlocking,
+                                                   streams[i] == &cuda->stream ? least
+                                                                               : greatest));
+        for (int i = 0; i < N_EVENTS; i++)
+            EQC_CHECK(cuda, EQC_SITE_OTHER,
+                      cudaEventCreateWithFlags(events[i], cudaEventDisableTiming));
+    }
     /* Not EQC_SITE_ALLOC: the injected "alloc" fault is meant for scoring. */
     EQC_CHECK(cuda, EQC_SITE_OTHER, cudaMalloc((void **)&cuda->dres, sizeof(EqcResults)));
     EQC_CHECK(cuda, EQC_SITE_OTHER,
@@ -458,9 +462,14 @@ int eqc_upload_pair(EqCuda *cuda, const EqFrame *ref, const EqFrame *dist, EqcFr
             }
             for (int b = 0; b < bands; b++) {
                 for (int i = 0; i < nbuf; i++) {
-                    const int y0 = eq_s2_chroma_rows_for(rows[i], ref->height, cuda->band_y[b]);
-                    const int y1 =
-                        eq_s2_chroma_rows_for(rows[i], ref->height, cuda->band_y[b + 1]);
+                    /* the buffer's rows that band b's luma rows read
+                     * beyond the bands before it (all of them in one band) */
+                    const int y0 = b == 0 ? 0
+                                          : eq_s2_chroma_rows_for(rows[i], ref->height,
+                                                                  cuda->band_y[b]);
+                    const int y1 = b + 1 == bands ? rows[i]
+                                                  : eq_s2_chroma_rows_for(rows[i], ref->height,
+                                                                          cuda->band_y[b + 1]);
                     if (y1 <= y0)
                         continue;
                     const uint8_t *s = src[i] + (ptrdiff_t)y0 * sstride[i];
