@@ -239,34 +239,25 @@ fail:
  * either are seen by the threads that pass the bar.sync. The id is an
  * immediate (id + b, b 0 or 1, the same in the whole block), so that the
  * kernel holds only the barriers it names. */
-template <int ID>
-static __device__ __forceinline__ void s2_bar_sync1(int count)
+enum { S2_ARRIVE = 0, S2_SYNC = 1 };
+
+template <int WAIT, int ID>
+static __device__ __forceinline__ void s2_bar1(int count)
 {
-    asm volatile("bar.sync %0, %1;" ::"n"(ID), "r"(count) : "memory");
+    if (WAIT)
+        asm volatile("bar.sync %0, %1;" ::"n"(ID), "r"(count) : "memory");
+    else
+        asm volatile("bar.arrive %0, %1;" ::"n"(ID), "r"(count) : "memory");
 }
 
-template <int ID>
-static __device__ __forceinline__ void s2_bar_arrive1(int count)
-{
-    asm volatile("bar.arrive %0, %1;" ::"n"(ID), "r"(count) : "memory");
-}
-
-template <int ID>
-static __device__ __forceinline__ void s2_bar_sync(int b, int count)
+/* s2_bar<S2_SYNC or S2_ARRIVE, ID>(b, count) on barrier ID + b. */
+template <int WAIT, int ID>
+static __device__ __forceinline__ void s2_bar(int b, int count)
 {
     if (b)
-        s2_bar_sync1<ID + 1>(count);
+        s2_bar1<WAIT, ID + 1>(count);
     else
-        s2_bar_sync1<ID>(count);
-}
-
-template <int ID>
-static __device__ __forceinline__ void s2_bar_arrive(int b, int count)
-{
-    if (b)
-        s2_bar_arrive1<ID + 1>(count);
-    else
-        s2_bar_arrive1<ID>(count);
+        s2_bar1<WAIT, ID>(count);
 }
 
 /* Rows: one block per 32 rows of one channel, one warp per map (5 warps),
@@ -465,7 +456,7 @@ s2_blur_v_terms_kernel(const double *xyb, const float *tmp, int w, int h, double
         for (int i = 0; i < ntiles; i++) {
             const int T0 = i * S2_VROWS, ob = i & 1;
             if (i >= 2)
-                s2_bar_sync<1>(ob, ALL); /* FREE: tile i - 2's terms are done */
+                s2_bar<S2_SYNC, 1>(ob, ALL); /* FREE: tile i - 2's terms are done */
 #pragma unroll 1
             for (int g = 0; g < G; g++) {
                 const int t0 = T0 + B * g;
@@ -490,7 +481,7 @@ s2_blur_v_terms_kernel(const double *xyb, const float *tmp, int w, int h, double
                     nx1[u] = nx2[u];
                 }
             }
-            s2_bar_arrive<3>(ob, ALL); /* FULL: tile i's maps are in out[ob] */
+            s2_bar<S2_ARRIVE, 3>(ob, ALL); /* FULL: tile i's maps are in out[ob] */
         }
     } else {
         const int ct = tid - S2_VP;
@@ -502,7 +493,7 @@ s2_blur_v_terms_kernel(const double *xyb, const float *tmp, int w, int h, double
              * 0, never stored): the first part loaded before the wait */
             double a1[S2_VPART], a2[S2_VPART];
             s2_terms_load(x1, x2, a1, a2, ct, 0, T0, x0, w, h);
-            s2_bar_sync<3>(ob, ALL); /* FULL */
+            s2_bar<S2_SYNC, 3>(ob, ALL); /* FULL */
 #pragma unroll 1
             for (int v0 = 0; v0 < S2_VPIX; v0 += S2_VPART) {
                 if (v0)
@@ -511,7 +502,7 @@ s2_blur_v_terms_kernel(const double *xyb, const float *tmp, int w, int h, double
                               T0, x0, w, h);
             }
             if (i + 2 < ntiles)
-                s2_bar_arrive<1>(ob, ALL); /* FREE */
+                s2_bar<S2_ARRIVE, 1>(ob, ALL); /* FREE */
         }
     }
 }
