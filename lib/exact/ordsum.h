@@ -422,8 +422,9 @@ EQ_HD static inline void eq_ord_push(EqOrdRun *r, double x, int e)
 #else
         int q = (int)((p + da) & 1);
 #endif
-        int64_t lo = da + t.lo[q];
-        int64_t hi = da + t.hi[q];
+        /* t's entry for parity q by selects (as in eq_ord_compose) */
+        int64_t lo = da + (q ? t.lo[1] : t.lo[0]);
+        int64_t hi = da + (q ? t.hi[1] : t.hi[0]);
         lo = r->lo[p] < lo ? r->lo[p] : lo;
         hi = r->hi[p] > hi ? r->hi[p] : hi;
         if (lo < -EQ_ORD_CAP || hi > EQ_ORD_CAP) {
@@ -431,7 +432,7 @@ EQ_HD static inline void eq_ord_push(EqOrdRun *r, double x, int e)
             r->lo[p] = -EQ_ORD_POISON;
             r->hi[p] = EQ_ORD_POISON;
         } else {
-            r->d[p] = da + t.d[q];
+            r->d[p] = da + (q ? t.d[1] : t.d[0]);
             r->lo[p] = lo;
             r->hi[p] = hi;
         }
