@@ -78,6 +78,9 @@ for s in $steps; do
       #  fast: the chunk-run fast path told that no chunk has a tie
       #  carry: a split record's stretch loses the run carried from the lanes before
       #  restage: sums of one plane never stage x again (DETAIL formed from ARTIFACT4)
+      #  seq: the walk's fallback skips the failing term
+      #  prefetch: the split walk's next piece is the current one again
+      #  persum: every warp of a per-sum runs launch forms the group's first sum
       mut() {
         local M=/tmp/eq-mut-$1; rm -rf $M /tmp/eq-mut-b-$1; mkdir -p $M
         tar --exclude=./build-cuda --exclude=./.git -cf - . | tar -xf - -C $M
@@ -89,7 +92,10 @@ for s in $steps; do
       }
       mut fast 's/l->slow |= a == EQ_ORD_FAST_SLOW;/l->slow |= 0;/; s/lf.slow = (fl \& EQ_ORD_SF_TIE) != 0;/lf.slow = 0;/'
       mut carry 's/rec->p\[pb - 1\].run = eq_ord_compose(exs.run, before_head);/rec->p[pb - 1].run = before_head;/'
-      mut restage 's/} else if (held != EQC_TERM_X) {/} else if (0) {/' ;;
+      mut restage 's/} else if (held != EQC_TERM_X) {/} else if (0) {/'
+      mut seq 's/for (int k = pos0; k < count; k++)/for (int k = pos0 + 1; k < count; k++)/'
+      mut prefetch 's/split_piece(mine, (p + 1) \& 31)/split_piece(mine, p \& 31)/'
+      mut persum 's/\*j = (int)(local % q->k);/*j = 0;/' ;;
     bench) run bench 240 "$B/tools/bench_cuda" --frames 100 --warmup 10; cat "$OUT/bench.log" ;;
     upload) run upload 60 "$B/tools/bench_upload"; cat "$OUT/upload.log" ;;
     profile) run profile 300 ncu --clock-control none --metrics gpu__time_duration.sum --csv \

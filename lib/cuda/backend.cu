@@ -193,9 +193,16 @@ extern "C" int eq_cuda_open(EqCuda **out, const EqSettings *settings, const EqLo
         const char *walk = getenv(EQ_CUDA_WALK_ENV);
         if (!walk || !*walk)
             walk = EQ_CUDA_WALK_DEFAULT;
-        cuda->walk_planned = !strcmp(walk, "plan");
+        cuda->walk_mode = !strcmp(walk, "seq")    ? EQC_WALK_SEQ
+                          : !strcmp(walk, "plan") ? EQC_WALK_PLAN
+                                                  : EQC_WALK_SCAN;
         const char *split = getenv(EQ_CUDA_SPLIT_ENV);
         cuda->walk_no_split = split && !strcmp(split, "off");
+        const char *runs = getenv(EQ_CUDA_RUNS_ENV);
+        cuda->runs_per_sum = !runs || !*runs         ? -1
+                             : !strcmp(runs, "group") ? 0
+                             : !strcmp(runs, "sum")   ? 1
+                                                      : -1;
         const char *bands = getenv(EQ_CUDA_BANDS_ENV);
         cuda->upload_bands = bands ? atoi(bands) : 0;
     }

@@ -152,6 +152,10 @@ struct EqcBuf {
 
 #define EQC_UPLOAD_BANDS_MAX 16
 
+/* How the walk adds a chunk whose run or split record does not apply
+ * (EQ_CUDA_WALK_ENV: scan, plan, seq). */
+enum { EQC_WALK_SCAN = 0, EQC_WALK_PLAN = 1, EQC_WALK_SEQ = 2 };
+
 struct EqCuda {
     EqSettings settings;
     EqLog log;
@@ -186,8 +190,10 @@ struct EqCuda {
     EqcSumScratch last_sums;
     int walk_none_plan;   /* test: plan every chunk "term by term" */
     int runs_no_fast;     /* test: chunk runs without the tie-free fast path */
-    int walk_planned;     /* failing chunks: planned pass first (EQ_CUDA_WALK_ENV) */
+    int walk_mode;        /* failing chunks: EQC_WALK_* (EQ_CUDA_WALK_ENV) */
     int walk_no_split;    /* no split records (EQ_CUDA_SPLIT_ENV) */
+    int runs_per_sum;     /* chunk runs: 1 a warp per chunk of each sum, 0 per plane group,
+                             -1 by the launch's size (EQ_CUDA_RUNS_ENV) */
     int upload_bands;     /* bands for host frames, 0: by height (EQ_CUDA_BANDS_ENV) */
     double s2lut_key[2][8]; /* the EqS2Yuv each S2LUT buffer was built for */
     int s2lut_valid[2];

@@ -49,18 +49,26 @@ int eq_cuda_device_available(char *why, size_t why_size);
 #define EQ_CUDA_FAULT_ENV "EXACTQUALITY_CUDA_FAULT"
 
 /*
- * How the walk adds a chunk whose run does not apply (lib/cuda/ordsum.cuh):
- * EXACTQUALITY_CUDA_WALK=scan (one block scan per binade crossing) or
- * plan (a planned pass over per-term binades first, then scans where it
- * stops). Read by eq_cuda_open(); both give the loop's bits; the default is
- * EQ_CUDA_WALK_DEFAULT.
+ * How the walk adds a chunk whose run (or split record) does not apply
+ * (lib/cuda/ordsum.cuh): EXACTQUALITY_CUDA_WALK=seq (one thread adds the
+ * chunk's terms from the failing one on, the loop's own adds in order),
+ * scan (the block's exact add: one block scan per binade crossing) or plan
+ * (the block's exact add with a planned pass over per-term binades first,
+ * then scans where it stops). Read by eq_cuda_open(); all give the loop's
+ * bits; the default is EQ_CUDA_WALK_DEFAULT.
  */
 #define EQ_CUDA_WALK_ENV "EXACTQUALITY_CUDA_WALK"
-#define EQ_CUDA_WALK_DEFAULT "plan"
+#define EQ_CUDA_WALK_DEFAULT "seq"
 /* "off": no split records (EqCudaSplit below): every chunk planned term by
- * term goes to the block's exact add, as before they existed (for
+ * term goes to the walk's fallback, as before they existed (for
  * tools/bench_cuda to measure them; the same bits either way). */
 #define EQ_CUDA_SPLIT_ENV "EXACTQUALITY_CUDA_SPLIT"
+/* The chunk runs kernel takes one warp per chunk of a plane group, which
+ * forms the runs of all the group's sums in a row ("group"), or one warp
+ * per chunk of each sum ("sum"); by default "sum" for launches of at most
+ * EQC_RUNS_PER_SUM_MAX chunks (lib/cuda/ordsum.cu), "group" above (for
+ * tools/bench_cuda; the same bits either way). */
+#define EQ_CUDA_RUNS_ENV "EXACTQUALITY_CUDA_RUNS"
 /* Host frames scored with SSIMULACRA2 go up in bands of rows, each band
  * converted while the next is copied: by default one band per
  * EQ_CUDA_BAND_ROWS luma rows (at most 16), or the number this variable
@@ -121,9 +129,13 @@ int eq_cuda_stage_s2_blur_terms(EqCuda *cuda, const double *x1, const double *x2
  * every chunk "term by term" (a wrong plan must cost time, never bits);
  * EQ_CUDA_STAGE_SUM_PAIRS forms every chunk run with the parity-pair
  * functions, without the tie-free fast path (both must give the host's
- * runs). */
+ * runs); EQ_CUDA_STAGE_SUM_RUNS_GROUP and EQ_CUDA_STAGE_SUM_RUNS_SUM take
+ * the chunk runs kernel's warps per chunk of a plane group or per chunk of
+ * each sum (EQ_CUDA_RUNS_ENV), whatever the launch's size. */
 #define EQ_CUDA_STAGE_SUM_NONE_PLAN 1
 #define EQ_CUDA_STAGE_SUM_PAIRS 2
+#define EQ_CUDA_STAGE_SUM_RUNS_GROUP 4
+#define EQ_CUDA_STAGE_SUM_RUNS_SUM 8
 typedef struct EqCudaSumCase {
     const double *x;
     size_t n;
@@ -152,8 +164,9 @@ enum {
  * sum can hold). A piece covers the terms from its start to the next
  * piece's start (the chunk's end for the last). The walk applies the pieces
  * with the checked eq_ord_apply; the first check that fails hands the rest
- * of the chunk, from that piece's start, to the block's exact add. Advice
- * made cheap: a wrong split costs time, never bits.
+ * of the chunk, from that piece's start, to the walk's fallback
+ * (EQ_CUDA_WALK_ENV). Advice made cheap: a wrong split costs time, never
+ * bits.
  */
 #define EQ_CUDA_SPLIT_MAX 32
 #define EQ_CUDA_SPLIT_CROSS EQ_ORD_CROSS /* lib/exact/ordsum.h, -32767 */
@@ -179,7 +192,7 @@ typedef struct EqCudaSumPartials {
      * none; only chunks planned "term by term" have one) */
     EqCudaSplit *split;
     /* split records made, applied whole by the walk, and handed to the
-     * block's exact add part way */
+     * walk's fallback part way */
     int split_made, split_applied, split_failed;
 } EqCudaSumPartials;
 

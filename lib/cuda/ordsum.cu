@@ -165,6 +165,55 @@ static __device__ __forceinline__ bool warp_chunk(const EqcSumTable *t, long lon
     return true;
 }
 
+/* Up to this many chunks in a launch, the runs kernel takes a warp per
+ * chunk of each sum: the launch is short, and its chunks planned term by
+ * term (k of them at the same chunk index of a plane group of k sums)
+ * would otherwise add up in one warp, the kernel's last. Above it, a warp
+ * per chunk of a plane group: one staging of the terms for k sums, less
+ * traffic where the kernel is bound by its throughput. On the H200
+ * (docs/performance.md, session 8) per sum took SSIMULACRA2 at 576x324 from
+ * 0.29 to 0.24 ms and at 1080p (36450 and 12168 chunks) from 0.88 to 0.85;
+ * at 4K (145800 and 48582) group was faster, 2.70 against 2.76-2.78. */
+#define EQC_RUNS_PER_SUM_MAX 40000
+
+/* The runs kernel with one warp per chunk of each sum (per_sum): warp W
+ * of the grid takes chunk c of its plane group for the group's sum j,
+ * where W = chunk_off[gfirst] + c * k + j, so that the k warps of one
+ * chunk are neighbours (the chunk's second and later stagings hit the
+ * cache) and a chunk planned term by term costs one warp one split, not
+ * k splits in a row. *j is set; otherwise as warp_chunk. */
+template <typename Empty>
+static __device__ __forceinline__ bool warp_chunk_sum(const EqcSumTable *t, long long total,
+                                                      GroupChunk *q, int *j, Empty empty)
+{
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const long long W = (long long)blockIdx.x * RUNS_WARPS + warp;
+    if (W >= total)
+        return false;
+    int lo = 0, hi = t->ngroups - 1;
+    while (lo < hi) {
+        const int mid = (lo + hi + 1) >> 1;
+        if (t->chunk_off[t->gfirst[mid]] <= W)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    q->s0 = t->gfirst[lo];
+    q->k = t->gcount[lo];
+    const long long local = W - t->chunk_off[q->s0];
+    q->c = local / q->k;
+    *j = (int)(local % q->k);
+    q->first = q->c * EQC_ORD_CHUNK;
+    const long long n = t->d[q->s0].n;
+    q->count = n - q->first < EQC_ORD_CHUNK ? (int)(n - q->first) : EQC_ORD_CHUNK;
+    if (q->count <= 0) {
+        if (lane == 0)
+            empty(t->chunk_off[q->s0 + *j] + q->c);
+        return false;
+    }
+    return true;
+}
+
 /* Approximate sum of each chunk, in eq_ordsum_chunk_sums()'s grouping: the
  * chunk's 256 "lanes" of 4 terms each add their terms in order from 0.0,
  * the ordered tree inside each group of 64 lanes, the groups in order from
@@ -558,23 +607,27 @@ static __device__ __forceinline__ EqOrdRun chunk_run(const double *mine, int nt,
 __global__ void __launch_bounds__(32 * RUNS_WARPS, 6)
 ord_chunk_runs_kernel(const EqcSumTable *t, const int *plan, EqOrdRun *runs, long long total,
                       int no_fast, const double *approx, const unsigned char *zero,
-                      int *split_idx, EqCudaSplit *pool, int pool_cap, int *counters)
+                      int *split_idx, EqCudaSplit *pool, int pool_cap, int *counters,
+                      int per_sum)
 {
     __shared__ double stage[RUNS_WARPS][32 * RUNS_ROW];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     GroupChunk q;
-    if (!warp_chunk(t, total, &q, [&](long long g) {
-            /* an empty sum's chunk (planned "none" by its zero prefix anyway) */
-            runs[g] = plan[g] == EQ_ORD_NONE ? eq_ord_poison() : eq_ord_empty();
-            split_idx[g] = -1;
-        }))
+    int j0 = 0;
+    auto empty = [&](long long g) {
+        /* an empty sum's chunk (planned "none" by its zero prefix anyway) */
+        runs[g] = plan[g] == EQ_ORD_NONE ? eq_ord_poison() : eq_ord_empty();
+        split_idx[g] = -1;
+    };
+    if (per_sum ? !warp_chunk_sum(t, total, &q, &j0, empty) : !warp_chunk(t, total, &q, empty))
         return;
+    const int j1 = per_sum ? j0 + 1 : q.k;
     double *st = stage[warp];
     double *mine = st + lane * RUNS_ROW;
     stage_chunk(t->d[q.s0], q.first, q.count, st, lane);
     const int nt = min(max(q.count - lane * 32, 0), 32);
     int held = EQC_TERM_X; /* what the rows hold now */
-    for (int j = 0; j < q.k; j++) {
+    for (int j = j0; j < j1; j++) {
         const long long g = t->chunk_off[q.s0 + j] + q.c;
         const int e = plan[g], kind = t->d[q.s0 + j].kind;
         /* this sum's terms in the rows: formed in place from x, or the
@@ -707,36 +760,55 @@ struct WalkShared {
     double s;
     long long next;
     int pos0;
-    EqcExactShared ex;
+    union {
+        EqcExactShared ex;             /* the block's exact add */
+        double terms[EQC_ORD_CHUNK];   /* EQC_WALK_SEQ */
+    };
 };
 
 /* Warp 0 applies the pieces of a split chunk to the exact sum *x (every
  * lane the same arithmetic on the same values): lane p loads piece p (one
  * load latency for the record, np <= 32), the pieces then reach all lanes
- * by shuffles, in order. Returns -1 when every piece was added; otherwise
- * the start of the first piece whose check failed, *x then being the exact
- * sum of the terms before it. */
+ * by shuffles, in order, piece p + 1's while piece p is applied (the
+ * shuffles do not depend on the sum, so that only the applies form the
+ * chain). Returns -1 when every piece was added; otherwise the start of the
+ * first piece whose check failed, *x then being the exact sum of the terms
+ * before it. */
 static_assert(EQ_CUDA_SPLIT_MAX <= 32, "one piece per lane");
+struct SplitPieceRegs {
+    EqOrdRun r;
+    double x;
+    int e;
+};
+
+static __device__ __forceinline__ SplitPieceRegs split_piece(const EqCudaSplitPiece &mine, int p)
+{
+    SplitPieceRegs o;
+    o.e = __shfl_sync(0xffffffffu, mine.e, p);
+    o.x = __shfl_sync(0xffffffffu, mine.x, p);
+    for (int q = 0; q < 2; q++) {
+        o.r.d[q] = __shfl_sync(0xffffffffu, mine.run.d[q], p);
+        o.r.lo[q] = __shfl_sync(0xffffffffu, mine.run.lo[q], p);
+        o.r.hi[q] = __shfl_sync(0xffffffffu, mine.run.hi[q], p);
+    }
+    return o;
+}
+
 static __device__ int split_walk(const EqCudaSplit *rec, double *x, int lane)
 {
     const int np = rec->np;
-    EqCudaSplitPiece mine;
+    EqCudaSplitPiece mine = {};
     if (lane < np)
         mine = rec->p[lane];
+    SplitPieceRegs cur = split_piece(mine, 0);
     for (int p = 0; p < np; p++) {
-        const int e = __shfl_sync(0xffffffffu, mine.e, p);
-        if (e == EQ_CUDA_SPLIT_CROSS) {
-            *x = *x + __shfl_sync(0xffffffffu, mine.x, p); /* the loop's own add */
-            continue;
-        }
-        EqOrdRun r;
-        for (int q = 0; q < 2; q++) {
-            r.d[q] = __shfl_sync(0xffffffffu, mine.run.d[q], p);
-            r.lo[q] = __shfl_sync(0xffffffffu, mine.run.lo[q], p);
-            r.hi[q] = __shfl_sync(0xffffffffu, mine.run.hi[q], p);
-        }
-        if (!eq_ord_apply(x, &r, e))
+        const SplitPieceRegs next = split_piece(mine, (p + 1) & 31); /* unused past np */
+        if (cur.e == EQ_CUDA_SPLIT_CROSS) {
+            *x = *x + cur.x; /* the loop's own add */
+        } else if (!eq_ord_apply(x, &cur.r, cur.e)) {
             return __shfl_sync(0xffffffffu, mine.start, p);
+        }
+        cur = next;
     }
     return -1;
 }
@@ -797,7 +869,7 @@ __global__ void __launch_bounds__(EQC_ORD_LANES)
 ord_walk_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs,
                 const EqOrdRun *seg, const int *seg_len, const unsigned char *zero,
                 const unsigned char *gzero, const int *split_idx, const EqCudaSplit *pool,
-                int *counters, double *out, int none_plan, int planned)
+                int *counters, double *out, int none_plan, int walk)
 {
     __shared__ WalkShared sh;
     const int s = blockIdx.x;
@@ -896,7 +968,25 @@ ord_walk_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs,
                 long long first = (base + c) * EQC_ORD_CHUNK;
                 int count = d.n - first < EQC_ORD_CHUNK ? (int)(d.n - first) : EQC_ORD_CHUNK;
                 (void)nt;
-                sum = eqc_block_exact_add(sum, v, count, &sh.ex, planned, pos0);
+                if (walk == EQC_WALK_SEQ) {
+                    /* the loop's own adds, in order, by one thread */
+#pragma unroll
+                    for (int j = 0; j < EQC_ORD_TPL; j++)
+                        sh.terms[i * EQC_ORD_TPL + j] = v[j];
+                    __syncthreads();
+                    if (i == 0) {
+                        double x = sum;
+#pragma unroll 8
+                        for (int k = pos0; k < count; k++)
+                            x += sh.terms[k];
+                        sh.s = x;
+                    }
+                    __syncthreads();
+                    sum = sh.s;
+                    __syncthreads();
+                } else {
+                    sum = eqc_block_exact_add(sum, v, count, &sh.ex, walk == EQC_WALK_PLAN, pos0);
+                }
                 c++;
                 /* a chunk inside a segment that failed: the rest of the
                  * segment's chunks are tried one by one (seg_len 0 there) */
@@ -964,7 +1054,7 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
     ht->gchunk_off[ht->ngroups] = gtotal;
 
     /* split records: one per chunk planned term by term, up to the pool's
-     * size (a chunk beyond it goes to the block's exact add, as before) */
+     * size (a chunk beyond it goes to the walk's fallback, as before) */
     const int pool_cap = (int)(total < EQC_SPLIT_POOL ? total : EQC_SPLIT_POOL);
     const size_t need = (size_t)pool_cap * sizeof(EqCudaSplit) +
                         (size_t)total * (2 * sizeof(double) + 3 * sizeof(int) +
@@ -1000,17 +1090,20 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
         if (tree)
             return 0;
         EQC_CHECK(cuda, EQC_SITE_OTHER, cudaMemsetAsync(counters, 0, 3 * sizeof(int), stream));
-        ord_chunk_runs_kernel<<<(unsigned)((gtotal + RUNS_WARPS - 1) / RUNS_WARPS),
+        const int per_sum = cuda->runs_per_sum >= 0 ? cuda->runs_per_sum
+                                                    : total <= EQC_RUNS_PER_SUM_MAX;
+        const long long rwarps = per_sum ? total : gtotal;
+        ord_chunk_runs_kernel<<<(unsigned)((rwarps + RUNS_WARPS - 1) / RUNS_WARPS),
                                 32 * RUNS_WARPS, 0, stream>>>(
-            dt, plan, runs, gtotal, cuda->runs_no_fast, approx, zero, split_idx, pool,
-            cuda->walk_no_split ? 0 : pool_cap, counters);
+            dt, plan, runs, rwarps, cuda->runs_no_fast, approx, zero, split_idx, pool,
+            cuda->walk_no_split ? 0 : pool_cap, counters, per_sum);
         EQC_CHECK_LAUNCH(cuda, "ord_chunk_runs_kernel");
         ord_segments_kernel<<<(unsigned)groups, EQC_ORD_SEG, 0, stream>>>(dt, plan, runs, zero,
                                                                           seg, seg_len, gzero);
         EQC_CHECK_LAUNCH(cuda, "ord_segments_kernel");
         ord_walk_kernel<<<nsums, EQC_ORD_LANES, 0, stream>>>(
             dt, plan, runs, seg, seg_len, zero, gzero, split_idx, pool, counters, dout,
-            cuda->walk_none_plan, cuda->walk_planned);
+            cuda->walk_none_plan, cuda->walk_mode);
         EQC_CHECK_LAUNCH(cuda, "ord_walk_kernel");
     }
     return 0;
@@ -1034,6 +1127,7 @@ extern "C" int eq_cuda_stage_ordsum(EqCuda *cuda, const EqCudaSumCase *cases, in
     size_t total_terms = 0, off = 0;
     int err = 0;
     const int none_plan = flags & EQ_CUDA_STAGE_SUM_NONE_PLAN;
+    int runs_mode;
 
     if (ncases <= 0 || ncases > EQC_MAX_SUMS)
         return EQ_ERR_INVALID_ARGUMENT;
@@ -1066,9 +1160,15 @@ extern "C" int eq_cuda_stage_ordsum(EqCuda *cuda, const EqCudaSumCase *cases, in
     cuda->table_next = 0;
     cuda->walk_none_plan = none_plan;
     cuda->runs_no_fast = !!(flags & EQ_CUDA_STAGE_SUM_PAIRS);
+    runs_mode = cuda->runs_per_sum;
+    if (flags & EQ_CUDA_STAGE_SUM_RUNS_GROUP)
+        cuda->runs_per_sum = 0;
+    else if (flags & EQ_CUDA_STAGE_SUM_RUNS_SUM)
+        cuda->runs_per_sum = 1;
     err = eqc_sums_launch(cuda, desc, ncases, cuda->dres->sums, cuda->stream);
     cuda->walk_none_plan = 0;
     cuda->runs_no_fast = 0;
+    cuda->runs_per_sum = runs_mode;
     if (err < 0)
         goto fail;
     EQC_CHECK(cuda, EQC_SITE_COPY,

@@ -31,9 +31,14 @@
  *               segment's run where they can; elsewhere a group's records
  *               staged in shared memory, and warp 0 applies segments and
  *               chunks with the checked eq_ord_apply(). Where a check fails
- *               the whole block adds that chunk's terms exactly
- *               (eqc_block_exact_add below) instead of one lane adding 1024
- *               terms in a row.
+ *               one thread adds the chunk's terms from the failing one on,
+ *               in order, with the loop's own add (EXACTQUALITY_CUDA_WALK=
+ *               seq, the default), or the whole block adds them exactly
+ *               (eqc_block_exact_add below; walk modes scan and plan). One
+ *               thread's 1024 dependent adds take 12k-17k cycles on the
+ *               H200; the block's exact add costs a block scan per binade
+ *               crossing, and the first chunks of SSIMULACRA2's sums cross
+ *               dozens of times (measured up to 340k cycles for one chunk).
  *
  * eqc_block_exact_add: with the running sum s in binade E, every term's run
  * under E is formed in parallel and combined by an ordered block scan into

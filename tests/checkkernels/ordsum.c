@@ -145,11 +145,13 @@ static int split_ok(const EqCudaSplit *r, const double *x, ptrdiff_t stride, siz
 #undef T
 }
 
-/* Sums of one plane (as SSIMULACRA2 sends six sums of two planes): the
- * launch stages each chunk once for the sums of the plane, forms each
- * sum's terms in place (the quartic of the term held where it can, x
- * staged again where it cannot), and each sum must be the loop over its
- * own terms. Seven kinds in an order that takes every path. */
+/* Sums of one plane (as SSIMULACRA2 sends six sums of two planes): with a
+ * warp per chunk of the plane group, the launch stages each chunk once for
+ * the sums of the plane, forms each sum's terms in place (the quartic of
+ * the term held where it can, x staged again where it cannot); with a warp
+ * per chunk of each sum, every warp forms its own sum's terms from x. Each
+ * sum must be the loop over its own terms, both ways. Seven kinds in an
+ * order that takes every path. */
 static void ck_ordsum_groups(CkContext *ck, uint64_t *rng)
 {
     static const int kinds[7] = {EQ_CUDA_TERM_X,        EQ_CUDA_TERM_QUARTIC,
@@ -172,21 +174,26 @@ static void ck_ordsum_groups(CkContext *ck, uint64_t *rng)
             fill(x, n, fills[f], rng);
             for (int k = 0; k < 7; k++)
                 cases[k] = (EqCudaSumCase){x, n, 1, kinds[k]};
-            int err = eq_cuda_stage_ordsum(ck->cuda, cases, 7, 0, got, NULL);
-            if (err < 0) {
-                ck_error(ck, "eq_cuda_stage_ordsum (one plane)", err);
-                free(x);
-                free(t);
-                return;
-            }
-            for (int k = 0; k < 7; k++) {
-                char what[96];
-                for (size_t i = 0; i < n; i++)
-                    t[i] = eq_s2_term(kinds[k], x[i]);
-                const double want = eq_ordsum_loop(t, n, 1, 0.0);
-                snprintf(what, sizeof(what), "one plane, fill %d n %zu: sum %d (kind %d)",
-                         fills[f], n, k, kinds[k]);
-                ck_same(ck, what, &got[k], &want, sizeof(double));
+            for (int m = 0; m < 2; m++) {
+                int err = eq_cuda_stage_ordsum(
+                    ck->cuda, cases, 7, m ? EQ_CUDA_STAGE_SUM_RUNS_SUM : EQ_CUDA_STAGE_SUM_RUNS_GROUP,
+                    got, NULL);
+                if (err < 0) {
+                    ck_error(ck, "eq_cuda_stage_ordsum (one plane)", err);
+                    free(x);
+                    free(t);
+                    return;
+                }
+                for (int k = 0; k < 7; k++) {
+                    char what[112];
+                    for (size_t i = 0; i < n; i++)
+                        t[i] = eq_s2_term(kinds[k], x[i]);
+                    const double want = eq_ordsum_loop(t, n, 1, 0.0);
+                    snprintf(what, sizeof(what),
+                             "one plane, runs per %s, fill %d n %zu: sum %d (kind %d)",
+                             m ? "sum" : "group", fills[f], n, k, kinds[k]);
+                    ck_same(ck, what, &got[k], &want, sizeof(double));
+                }
             }
             free(x);
             free(t);
