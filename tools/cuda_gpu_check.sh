@@ -9,7 +9,7 @@
 #       bench bench-full bench4k threads upload mutation profile, racecheck-ordsum
 #       racecheck-ssim-front racecheck-s2 (one stage of racecheck each), and kernels-plan
 #       parity-plan memcheck-plan bench-plan (the same with
-#       EXACTQUALITY_CUDA_WALK=plan)
+#       EXACTQUALITY_CUDA_WALK=plan; the default walk is seq), kernels-scan
 # upload: the copies of the banded upload (tools/bench_upload)
 # bench4k: 3840x2160 only, 50 frames; threads: SSIMULACRA2 at 1080p and 4K
 #   with 1, 2, 4, 8 concurrent scorers; mutation: checkkernels built with the
@@ -45,6 +45,7 @@ for s in $steps; do
     kernels) run kernels 240 "$B/tests/checkkernels/checkkernels" --seed "$SEED" ;;
     kernels-full) run kernels-full 400 "$B/tests/checkkernels/checkkernels" --seed "$SEED" --full ;;
     kernels-plan) EXACTQUALITY_CUDA_WALK=plan run kernels-plan 240 "$B/tests/checkkernels/checkkernels" --seed "$SEED" ;;
+    kernels-scan) EXACTQUALITY_CUDA_WALK=scan run kernels-scan 240 "$B/tests/checkkernels/checkkernels" --seed "$SEED" ;;
     parity-plan) EXACTQUALITY_CUDA_WALK=plan run parity-plan 200 "$B/tests/lib/test_cuda_parity" --seed "$SEED" ;;
     memcheck-plan) EXACTQUALITY_CUDA_WALK=plan run memcheck-plan 200 "$san" --tool memcheck "$B/tests/checkkernels/checkkernels" --quick --seed "$SEED" --only ordsum ;;
     bench-plan) EXACTQUALITY_CUDA_WALK=plan run bench-plan 240 "$B/tools/bench_cuda" --frames 100 --warmup 10 --metrics ssim,ms_ssim,ssimulacra2; cat "$OUT/bench-plan.log" ;;
