@@ -604,8 +604,6 @@ static void test_terms(void)
     free(d1);
 }
 
-/* libjxl's CreateRecursiveGaussian(1.5) in double, then rounded to float:
- * the constants of lib/exact/ssimulacra2.h. */
 /* eq_s2_chroma_rows_for() (the chroma rows the CUDA upload sends with a
  * band of luma rows) is exactly the rows eq_s2_chroma_taps() reads for the
  * luma rows before the band's end: no fewer (the band's conversion would
@@ -638,6 +636,8 @@ static void test_chroma_rows(void)
     CHECK(!bad);
 }
 
+/* libjxl's CreateRecursiveGaussian(1.5) in double, then rounded to float:
+ * the constants of lib/exact/ssimulacra2.h. */
 static void test_blur_constants(void)
 {
     const double sigma = 1.5, radius = 5.0, pi = 3.141592653589793238;
