@@ -96,7 +96,7 @@ for s in $steps; do
       mut restage 's/} else if (held != EQC_TERM_X) {/} else if (0) {/'
       mut seq 's/for (int k = pos0; k < count; k++)/for (int k = pos0 + 1; k < count; k++)/'
       mut prefetch 's/split_piece(mine, (p + 1) \& 31)/split_piece(mine, p \& 31)/'
-      mut persum 's/\*j = (int)(local % q->k);/*j = 0;/' ;;
+      mut persum 's/\*j0 = (int)(local % t->gcount\[gi\]);/*j0 = 0;/' ;;
     bench) run bench 240 "$B/tools/bench_cuda" --frames 100 --warmup 10; cat "$OUT/bench.log" ;;
     upload) run upload 60 "$B/tools/bench_upload"; cat "$OUT/upload.log" ;;
     profile) run profile 300 ncu --clock-control none --metrics gpu__time_duration.sum --csv \

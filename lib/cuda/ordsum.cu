@@ -12,14 +12,15 @@
 #include "cuda/ordsum.cuh"
 #include "exact/ssimulacra2.h"
 
-/* The plane group a kernel chunk index belongs to (binary search of the
- * offsets). */
-static __device__ __forceinline__ int group_of_chunk(const EqcSumTable *t, long long g)
+/* The plane group whose first warp, off(group), is the last one <= w
+ * (binary search; off rises with the group). */
+template <typename Off>
+static __device__ __forceinline__ int group_of_warp(const EqcSumTable *t, long long w, Off off)
 {
     int lo = 0, hi = t->ngroups - 1;
     while (lo < hi) {
         int mid = (lo + hi + 1) >> 1;
-        if (t->gchunk_off[mid] <= g)
+        if (off(mid) <= w)
             lo = mid;
         else
             hi = mid - 1;
@@ -128,37 +129,46 @@ struct GroupChunk {
     int count;
 };
 
-static __device__ __forceinline__ GroupChunk group_chunk(const EqcSumTable *t, long long G)
-{
-    GroupChunk q;
-    const int gi = group_of_chunk(t, G);
-    q.s0 = t->gfirst[gi];
-    q.k = t->gcount[gi];
-    q.c = G - t->gchunk_off[gi];
-    q.first = q.c * EQC_ORD_CHUNK;
-    const long long n = t->d[q.s0].n;
-    q.count = n - q.first < EQC_ORD_CHUNK ? (int)(n - q.first) : EQC_ORD_CHUNK;
-    return q;
-}
-
-/* The prologue both chunk kernels share: this warp's chunk of its plane
- * group in *q (warp G of the grid, RUNS_WARPS to a block). Returns false
- * when the warp has nothing to stage: G past the last chunk (whole warps
- * return, so the kernels have no block barrier), or an empty sum's one
- * chunk, for which lane 0 calls empty(g) with the chunk index g of each
- * sum of the group. */
+/* The prologue both chunk kernels share: warp W of the grid (RUNS_WARPS
+ * to a block) takes chunk c of a plane group, for all k sums of the group
+ * (per_sum 0: W = gchunk_off[group] + c; *j0 = 0, *j1 = k) or for its sum j
+ * alone (per_sum 1, the runs kernel's small launches: W = chunk_off[gfirst]
+ * + c * k + j, so that the k warps of one chunk are neighbours and the
+ * second and later stagings of the chunk hit the cache; *j0 = j,
+ * *j1 = j + 1). Returns false when the warp has nothing to stage: W past
+ * the last chunk (whole warps return, so the kernels have no block
+ * barrier), or an empty sum's one chunk, for which lane 0 calls empty(g)
+ * with the chunk index g of each of its sums. */
 template <typename Empty>
 static __device__ __forceinline__ bool warp_chunk(const EqcSumTable *t, long long total,
-                                                  GroupChunk *q, Empty empty)
+                                                  int per_sum, GroupChunk *q, int *j0, int *j1,
+                                                  Empty empty)
 {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const long long G = (long long)blockIdx.x * RUNS_WARPS + warp;
-    if (G >= total)
+    const long long W = (long long)blockIdx.x * RUNS_WARPS + warp;
+    if (W >= total)
         return false;
-    *q = group_chunk(t, G);
+    int gi;
+    if (per_sum) {
+        gi = group_of_warp(t, W, [&](int g) { return t->chunk_off[t->gfirst[g]]; });
+        const long long local = W - t->chunk_off[t->gfirst[gi]];
+        q->c = local / t->gcount[gi];
+        *j0 = (int)(local % t->gcount[gi]);
+        *j1 = *j0 + 1;
+    } else {
+        gi = group_of_warp(t, W, [&](int g) { return t->gchunk_off[g]; });
+        q->c = W - t->gchunk_off[gi];
+        *j0 = 0;
+        *j1 = t->gcount[gi];
+    }
+    q->s0 = t->gfirst[gi];
+    q->k = t->gcount[gi];
+    q->first = q->c * EQC_ORD_CHUNK;
+    const long long n = t->d[q->s0].n;
+    q->count = n - q->first < EQC_ORD_CHUNK ? (int)(n - q->first) : EQC_ORD_CHUNK;
     if (q->count <= 0) {
         if (lane == 0)
-            for (int j = 0; j < q->k; j++)
+            for (int j = *j0; j < *j1; j++)
                 empty(t->chunk_off[q->s0 + j] + q->c);
         return false;
     }
@@ -176,44 +186,6 @@ static __device__ __forceinline__ bool warp_chunk(const EqcSumTable *t, long lon
  * at 4K (145800 and 48582) group was faster, 2.70 against 2.76-2.78. */
 #define EQC_RUNS_PER_SUM_MAX 40000
 
-/* The runs kernel with one warp per chunk of each sum (per_sum): warp W
- * of the grid takes chunk c of its plane group for the group's sum j,
- * where W = chunk_off[gfirst] + c * k + j, so that the k warps of one
- * chunk are neighbours (the chunk's second and later stagings hit the
- * cache) and a chunk planned term by term costs one warp one split, not
- * k splits in a row. *j is set; otherwise as warp_chunk. */
-template <typename Empty>
-static __device__ __forceinline__ bool warp_chunk_sum(const EqcSumTable *t, long long total,
-                                                      GroupChunk *q, int *j, Empty empty)
-{
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const long long W = (long long)blockIdx.x * RUNS_WARPS + warp;
-    if (W >= total)
-        return false;
-    int lo = 0, hi = t->ngroups - 1;
-    while (lo < hi) {
-        const int mid = (lo + hi + 1) >> 1;
-        if (t->chunk_off[t->gfirst[mid]] <= W)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    q->s0 = t->gfirst[lo];
-    q->k = t->gcount[lo];
-    const long long local = W - t->chunk_off[q->s0];
-    q->c = local / q->k;
-    *j = (int)(local % q->k);
-    q->first = q->c * EQC_ORD_CHUNK;
-    const long long n = t->d[q->s0].n;
-    q->count = n - q->first < EQC_ORD_CHUNK ? (int)(n - q->first) : EQC_ORD_CHUNK;
-    if (q->count <= 0) {
-        if (lane == 0)
-            empty(t->chunk_off[q->s0 + *j] + q->c);
-        return false;
-    }
-    return true;
-}
-
 /* Approximate sum of each chunk, in eq_ordsum_chunk_sums()'s grouping: the
  * chunk's 256 "lanes" of 4 terms each add their terms in order from 0.0,
  * the ordered tree inside each group of 64 lanes, the groups in order from
@@ -228,7 +200,8 @@ ord_chunk_sums_kernel(const EqcSumTable *t, double *chunk_sum, unsigned char *ze
     __shared__ double stage[RUNS_WARPS][32 * RUNS_ROW];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     GroupChunk q;
-    if (!warp_chunk(t, total, &q, [&](long long g) {
+    int j0, j1;
+    if (!warp_chunk(t, total, 0, &q, &j0, &j1, [&](long long g) {
             chunk_sum[g] = 0.0; /* an empty sum's one chunk */
             zero[g] = 1;
         }))
@@ -613,15 +586,13 @@ ord_chunk_runs_kernel(const EqcSumTable *t, const int *plan, EqOrdRun *runs, lon
     __shared__ double stage[RUNS_WARPS][32 * RUNS_ROW];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     GroupChunk q;
-    int j0 = 0;
-    auto empty = [&](long long g) {
-        /* an empty sum's chunk (planned "none" by its zero prefix anyway) */
-        runs[g] = plan[g] == EQ_ORD_NONE ? eq_ord_poison() : eq_ord_empty();
-        split_idx[g] = -1;
-    };
-    if (per_sum ? !warp_chunk_sum(t, total, &q, &j0, empty) : !warp_chunk(t, total, &q, empty))
+    int j0, j1;
+    if (!warp_chunk(t, total, per_sum, &q, &j0, &j1, [&](long long g) {
+            /* an empty sum's chunk (planned "none" by its zero prefix anyway) */
+            runs[g] = plan[g] == EQ_ORD_NONE ? eq_ord_poison() : eq_ord_empty();
+            split_idx[g] = -1;
+        }))
         return;
-    const int j1 = per_sum ? j0 + 1 : q.k;
     double *st = stage[warp];
     double *mine = st + lane * RUNS_ROW;
     stage_chunk(t->d[q.s0], q.first, q.count, st, lane);
