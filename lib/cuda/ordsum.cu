@@ -12,6 +12,41 @@
 #include "cuda/ordsum.cuh"
 #include "exact/ssimulacra2.h"
 
+/* Programmatic dependent launch (sm_90): the engine's kernels after the
+ * first are launched with programmatic stream serialization, so that the
+ * next kernel's grid is set up while this one's last blocks run. Every
+ * block of a kernel lets its dependent launch (launch_dependents) as it
+ * starts, and every kernel launched so waits, before its first read of
+ * anything the kernel before wrote, until that kernel has completed and its
+ * writes are visible (griddepcontrol.wait: the stream order's guarantee).
+ * Launched the ordinary way, both instructions do nothing. */
+static __device__ __forceinline__ void pdl_launch_dependents(void)
+{
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+}
+
+static __device__ __forceinline__ void pdl_wait(void)
+{
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+}
+
+template <typename... Params, typename... Args>
+static cudaError_t launch_pdl(void (*kernel)(Params...), unsigned grid, unsigned block,
+                              cudaStream_t stream, Args... args)
+{
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(grid);
+    cfg.blockDim = dim3(block);
+    cfg.dynamicSmemBytes = 0;
+    cfg.stream = stream;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    return cudaLaunchKernelEx(&cfg, kernel, static_cast<Params>(args)...);
+}
+
 /* The plane group whose first warp, off(group), is the last one <= w
  * (binary search; off rises with the group). */
 template <typename Off>
@@ -199,6 +234,7 @@ ord_chunk_sums_kernel(const EqcSumTable *t, double *chunk_sum, unsigned char *ze
 {
     __shared__ double stage[RUNS_WARPS][32 * RUNS_ROW];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    pdl_launch_dependents();
     GroupChunk q;
     int j0, j1;
     if (!warp_chunk(t, total, 0, &q, &j0, &j1, [&](long long g) {
@@ -261,10 +297,14 @@ ord_chunk_sums_kernel(const EqcSumTable *t, double *chunk_sum, unsigned char *ze
  * advice) or, in tree mode, the tree total. */
 __global__ void __launch_bounds__(EQC_ORD_LANES)
 ord_plan_kernel(const EqcSumTable *t, const double *chunk_sum, int *plan, double *approx,
-                double *out, int tree_mode)
+                double *out, int tree_mode, int *counters)
 {
     __shared__ double part[EQC_ORD_LANES];
     const int s = blockIdx.x;
+    pdl_launch_dependents();
+    pdl_wait();
+    if (!tree_mode && s == 0 && threadIdx.x < 3)
+        counters[threadIdx.x] = 0; /* split records: made, applied, failed */
     const long long off = t->chunk_off[s], nch = t->chunk_off[s + 1] - off;
     const long long per = (nch + EQC_ORD_LANES - 1) / EQC_ORD_LANES;
     const long long a = threadIdx.x * per, b = a + per < nch ? a + per : nch;
@@ -585,6 +625,8 @@ ord_chunk_runs_kernel(const EqcSumTable *t, const int *plan, EqOrdRun *runs, lon
 {
     __shared__ double stage[RUNS_WARPS][32 * RUNS_ROW];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    pdl_launch_dependents();
+    pdl_wait();
     GroupChunk q;
     int j0, j1;
     if (!warp_chunk(t, total, per_sum, &q, &j0, &j1, [&](long long g) {
@@ -656,6 +698,8 @@ ord_segments_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs,
                     const unsigned char *zero, EqOrdRun *seg, int *seg_len,
                     unsigned char *gzero)
 {
+    pdl_launch_dependents();
+    pdl_wait();
     __shared__ EqOrdSegRun v[EQC_ORD_SEG];
     __shared__ int head[EQC_ORD_SEG + 1];
     const long long gidx = blockIdx.x;
@@ -844,6 +888,7 @@ ord_walk_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs,
 {
     __shared__ WalkShared sh;
     const int s = blockIdx.x;
+    pdl_wait();
     const EqcSumDesc d = t->d[s];
     const long long off = t->chunk_off[s], nch = t->chunk_off[s + 1] - off;
     const int i = threadIdx.x;
@@ -1055,27 +1100,27 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
                                 32 * RUNS_WARPS, 0, stream>>>(dt, chunk_sum, zero, gtotal);
         EQC_CHECK_LAUNCH(cuda, "ord_chunk_sums_kernel");
         const int tree = cuda->sum_mode == EQ_CUDA_SUM_TREE;
-        ord_plan_kernel<<<nsums, EQC_ORD_LANES, 0, stream>>>(dt, chunk_sum, plan, approx, dout,
-                                                             tree);
-        EQC_CHECK_LAUNCH(cuda, "ord_plan_kernel");
+        EQC_CHECK(cuda, EQC_SITE_LAUNCH,
+                  launch_pdl(ord_plan_kernel, (unsigned)nsums, EQC_ORD_LANES, stream, dt,
+                             chunk_sum, plan, approx, dout, tree, counters));
         if (tree)
             return 0;
-        EQC_CHECK(cuda, EQC_SITE_OTHER, cudaMemsetAsync(counters, 0, 3 * sizeof(int), stream));
         const int per_sum = cuda->runs_per_sum >= 0 ? cuda->runs_per_sum
                                                     : total <= EQC_RUNS_PER_SUM_MAX;
         const long long rwarps = per_sum ? total : gtotal;
-        ord_chunk_runs_kernel<<<(unsigned)((rwarps + RUNS_WARPS - 1) / RUNS_WARPS),
-                                32 * RUNS_WARPS, 0, stream>>>(
-            dt, plan, runs, rwarps, cuda->runs_no_fast, approx, zero, split_idx, pool,
-            cuda->walk_no_split ? 0 : pool_cap, counters, per_sum);
-        EQC_CHECK_LAUNCH(cuda, "ord_chunk_runs_kernel");
-        ord_segments_kernel<<<(unsigned)groups, EQC_ORD_SEG, 0, stream>>>(dt, plan, runs, zero,
-                                                                          seg, seg_len, gzero);
-        EQC_CHECK_LAUNCH(cuda, "ord_segments_kernel");
-        ord_walk_kernel<<<nsums, EQC_ORD_LANES, 0, stream>>>(
-            dt, plan, runs, seg, seg_len, zero, gzero, split_idx, pool, counters, dout,
-            cuda->walk_none_plan, cuda->walk_mode);
-        EQC_CHECK_LAUNCH(cuda, "ord_walk_kernel");
+        EQC_CHECK(cuda, EQC_SITE_LAUNCH,
+                  launch_pdl(ord_chunk_runs_kernel,
+                             (unsigned)((rwarps + RUNS_WARPS - 1) / RUNS_WARPS),
+                             32 * RUNS_WARPS, stream, dt, plan, runs, rwarps,
+                             cuda->runs_no_fast, approx, zero, split_idx, pool,
+                             cuda->walk_no_split ? 0 : pool_cap, counters, per_sum));
+        EQC_CHECK(cuda, EQC_SITE_LAUNCH,
+                  launch_pdl(ord_segments_kernel, (unsigned)groups, EQC_ORD_SEG, stream, dt, plan,
+                             runs, zero, seg, seg_len, gzero));
+        EQC_CHECK(cuda, EQC_SITE_LAUNCH,
+                  launch_pdl(ord_walk_kernel, (unsigned)nsums, EQC_ORD_LANES, stream, dt, plan,
+                             runs, seg, seg_len, zero, gzero, split_idx, pool, counters, dout,
+                             cuda->walk_none_plan, cuda->walk_mode));
     }
     return 0;
 fail:
