@@ -82,6 +82,9 @@ for s in $steps; do
       #  seq: the walk's fallback skips the failing term
       #  prefetch: the split walk's next piece is the current one again
       #  persum: every warp of a per-sum runs launch forms the group's first sum
+      #  again: with a reused plan, only chunks planned term by term are formed again
+      #    (not those whose binade changed)
+      #  specsum: the runs kernel's chunk sums (plan reused) form the sum's terms twice
       mut() {
         local M=/tmp/eq-mut-$1; rm -rf $M /tmp/eq-mut-b-$1; mkdir -p $M
         tar --exclude=./build-cuda --exclude=./.git -cf - . | tar -xf - -C $M
@@ -96,7 +99,9 @@ for s in $steps; do
       mut restage 's/} else if (held != EQC_TERM_X) {/} else if (0) {/'
       mut seq 's/for (int k = pos0; k < count; k++)/for (int k = pos0 + 1; k < count; k++)/'
       mut prefetch 's/split_piece(mine, (p + 1) \& 31)/split_piece(mine, p \& 31)/'
-      mut persum 's/\*j0 = (int)(local % t->gcount\[gi\]);/*j0 = 0;/' ;;
+      mut persum 's/\*j0 = (int)(local % t->gcount\[gi\]);/*j0 = 0;/'
+      mut again 's/if (prev \&\& (e == EQ_ORD_NONE || e != prev\[off + c\]))/if (prev \&\& e == EQ_ORD_NONE)/'
+      mut specsum 's/chunk_sum_of(mine, EQC_TERM_X, lane, \&nonzero)/chunk_sum_of(mine, kind, lane, \&nonzero)/' ;;
     bench) run bench 240 "$B/tools/bench_cuda" --frames 100 --warmup 10; cat "$OUT/bench.log" ;;
     upload) run upload 60 "$B/tools/bench_upload"; cat "$OUT/upload.log" ;;
     profile) run profile 300 ncu --clock-control none --metrics gpu__time_duration.sum --csv \

@@ -152,6 +152,8 @@ extern "C" void eq_cuda_close(EqCuda **pcuda)
             cudaFree(cuda->frame[f][i].ptr);
     for (int i = 0; i < EQC_SCRATCH_COUNT; i++)
         cudaFree(cuda->scratch[i].ptr);
+    for (int i = 0; i < EQC_TABLE_SLOTS; i++)
+        cudaFree(cuda->keep[i].buf.ptr);
     if (cuda->pinned)
         cudaFreeHost(cuda->pinned);
     if (cuda->hres)
@@ -203,6 +205,8 @@ extern "C" int eq_cuda_open(EqCuda **out, const EqSettings *settings, const EqLo
                              : !strcmp(runs, "group") ? 0
                              : !strcmp(runs, "sum")   ? 1
                                                       : -1;
+        const char *plan = getenv(EQ_CUDA_PLAN_ENV);
+        cuda->plan_reuse = !(plan && !strcmp(plan, "fresh"));
         const char *bands = getenv(EQ_CUDA_BANDS_ENV);
         cuda->upload_bands = bands ? atoi(bands) : 0;
     }

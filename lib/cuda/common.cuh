@@ -126,8 +126,27 @@ struct EqcSumScratch {
     int *seg_len;
     int *split_idx;     /* per chunk: its record in `split`, or -1 */
     EqCudaSplit *split; /* pool of split records */
-    int *counters;      /* records made, applied, failed */
+    int *counters;      /* split records made, applied, failed; chunks formed again */
     long long total;
+};
+
+/* A device buffer that grows on demand (never shrinks while open). */
+struct EqcBuf {
+    void *ptr;
+    size_t cap;
+};
+
+/* The plan of the engine's launch at one table slot (its place in the
+ * frame), kept for the next frame's launch there: two device arrays of
+ * `total` ints, the one written last at plans + cur * total. valid: it
+ * was planned by an exact launch of the layout `tab` (the descriptors'
+ * lengths, strides and kinds, and their plane groups) on `stream`. */
+struct EqcPlanKeep {
+    EqcBuf buf;
+    int cur;
+    int valid;
+    cudaStream_t stream;
+    EqcSumTable tab;
 };
 
 /* Device scratch buffers, one per use. */
@@ -142,12 +161,6 @@ enum {
     EQC_SCRATCH_S2LUT1,
     EQC_SCRATCH_SUM_AUX, /* the engine's buffers for sums launched on cuda->aux */
     EQC_SCRATCH_COUNT
-};
-
-/* A device buffer that grows on demand (never shrinks while open). */
-struct EqcBuf {
-    void *ptr;
-    size_t cap;
 };
 
 #define EQC_UPLOAD_BANDS_MAX 16
@@ -188,6 +201,9 @@ struct EqCuda {
     EqcSumTable *dtables; /* device copies */
     int table_next;       /* next free slot; reset per frame */
     EqcSumScratch last_sums;
+    EqcPlanKeep keep[EQC_TABLE_SLOTS];
+    int plan_reuse;       /* EQ_CUDA_PLAN_ENV: 1 reuse (default), 0 fresh */
+    int last_reused;      /* the last launch took a kept plan (for the harness) */
     int walk_none_plan;   /* test: plan every chunk "term by term" */
     int runs_no_fast;     /* test: chunk runs without the tie-free fast path */
     int walk_mode;        /* failing chunks: EQC_WALK_* (EQ_CUDA_WALK_ENV) */

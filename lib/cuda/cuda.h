@@ -74,6 +74,14 @@ int eq_cuda_device_available(char *why, size_t why_size);
  * EQ_CUDA_BAND_ROWS luma rows (at most 16), or the number this variable
  * gives (1: the whole frame at once; for tools/bench_cuda; the same bits
  * either way). */
+/* The engine's plan: "reuse" (the default) forms the chunk runs under the
+ * plan of the scorer's previous launch of the same layout (the same sums,
+ * lengths, strides and kinds at the same place in the frame) in the pass
+ * that forms this frame's chunk sums, then forms again only the chunks
+ * whose new plan differs or is "term by term"; "fresh" plans every launch
+ * from its own chunk sums first (a pass over the terms more). The plan is
+ * advice: the same bits either way (for tools/bench_cuda). */
+#define EQ_CUDA_PLAN_ENV "EXACTQUALITY_CUDA_PLAN"
 #define EQ_CUDA_BANDS_ENV "EXACTQUALITY_CUDA_BANDS"
 #define EQ_CUDA_BAND_ROWS 512
 
@@ -131,11 +139,15 @@ int eq_cuda_stage_s2_blur_terms(EqCuda *cuda, const double *x1, const double *x2
  * functions, without the tie-free fast path (both must give the host's
  * runs); EQ_CUDA_STAGE_SUM_RUNS_GROUP and EQ_CUDA_STAGE_SUM_RUNS_SUM take
  * the chunk runs kernel's warps per chunk of a plane group or per chunk of
- * each sum (EQ_CUDA_RUNS_ENV), whatever the launch's size. */
+ * each sum (EQ_CUDA_RUNS_ENV), whatever the launch's size;
+ * EQ_CUDA_STAGE_SUM_REUSE takes the plan of the stage's launch before, when
+ * its layout was the same (EQ_CUDA_PLAN_ENV; without the flag the stage
+ * plans afresh). */
 #define EQ_CUDA_STAGE_SUM_NONE_PLAN 1
 #define EQ_CUDA_STAGE_SUM_PAIRS 2
 #define EQ_CUDA_STAGE_SUM_RUNS_GROUP 4
 #define EQ_CUDA_STAGE_SUM_RUNS_SUM 8
+#define EQ_CUDA_STAGE_SUM_REUSE 16
 typedef struct EqCudaSumCase {
     const double *x;
     size_t n;
@@ -194,6 +206,8 @@ typedef struct EqCudaSumPartials {
     /* split records made, applied whole by the walk, and handed to the
      * walk's fallback part way */
     int split_made, split_applied, split_failed;
+    int plan_reused;   /* 1: the launch took the plan of the launch before */
+    int formed_again;  /* chunks whose runs were formed again (plan reused) */
 } EqCudaSumPartials;
 
 /* Chunks of case i (an empty sum has one empty chunk). */

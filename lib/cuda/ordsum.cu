@@ -221,20 +221,70 @@ static __device__ __forceinline__ bool warp_chunk(const EqcSumTable *t, long lon
  * at 4K (145800 and 48582) group was faster, 2.70 against 2.76-2.78. */
 #define EQC_RUNS_PER_SUM_MAX 40000
 
-/* Approximate sum of each chunk, in eq_ordsum_chunk_sums()'s grouping: the
+/* Approximate sum of a chunk, in eq_ordsum_chunk_sums()'s grouping: the
  * chunk's 256 "lanes" of 4 terms each add their terms in order from 0.0,
  * the ordered tree inside each group of 64 lanes, the groups in order from
- * 0.0. One warp per chunk of a plane group, staged once for the group's
- * sums: lane l holds the lanes 8l .. 8l+7 (the chunk's terms 32l ..
- * 32l+31) and, for each sum, does the tree's first three steps itself, the
- * next three across lanes (a group of 64 lanes is 8 warp lanes). */
+ * 0.0. Lane l holds the lanes 8l .. 8l+7 (the chunk's values 32l ..
+ * 32l+31 at `mine`, whose terms of kind `kind` it forms as it reads them)
+ * and does the tree's first three steps itself, the next three across
+ * lanes (a group of 64 lanes is 8 warp lanes). The sum is lane 0's;
+ * *nonzero (every lane): some term of the chunk is not 0.0. */
+static __device__ __forceinline__ double chunk_sum_of(const double *mine, int kind, int lane,
+                                                      int *nonzero)
+{
+    double ls[8];
+    int nz = 0;
+#pragma unroll
+    for (int i = 0; i < 8; i++) {
+        double v[EQC_ORD_TPL], a = 0.0;
+#pragma unroll
+        for (int u = 0; u < EQC_ORD_TPL; u++)
+            v[u] = mine[i * EQC_ORD_TPL + u];
+        terms_of<EQC_ORD_TPL>(kind, v);
+#pragma unroll
+        for (int u = 0; u < EQC_ORD_TPL; u++) {
+            a += v[u]; /* past the end: lane sums of 0.0 terms, as the host's */
+            nz |= v[u] != 0.0;
+        }
+        ls[i] = a;
+    }
+    /* steps 1, 2, 4 of the tree inside the lane, 8, 16, 32 across lanes */
+#pragma unroll
+    for (int k = 1; k < 8; k *= 2)
+#pragma unroll
+        for (int i = 0; i + k < 8; i += 2 * k)
+            ls[i] += ls[i + k];
+    double gsum = ls[0];
+    for (int k = 1; k < 8; k *= 2) {
+        const double o = __shfl_down_sync(0xffffffffu, gsum, k);
+        if ((lane & (2 * k - 1)) == 0)
+            gsum += o;
+    }
+    *nonzero = __any_sync(0xffffffffu, nz);
+    const double g1 = __shfl_sync(0xffffffffu, gsum, 8),
+                 g2 = __shfl_sync(0xffffffffu, gsum, 16),
+                 g3 = __shfl_sync(0xffffffffu, gsum, 24);
+    double acc = 0.0;
+    acc += gsum;
+    acc += g1;
+    acc += g2;
+    acc += g3;
+    return acc;
+}
+
+/* Each chunk's approximate sum (chunk_sum_of) and its "every term zero"
+ * flag: one warp per chunk of a plane group, staged once for the group's
+ * sums. Also clears the count of chunks formed again (a fresh plan forms
+ * none). */
 __global__ void __launch_bounds__(32 * RUNS_WARPS, 6)
 ord_chunk_sums_kernel(const EqcSumTable *t, double *chunk_sum, unsigned char *zero,
-                      long long total)
+                      long long total, int *counters)
 {
     __shared__ double stage[RUNS_WARPS][32 * RUNS_ROW];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     pdl_launch_dependents();
+    if (blockIdx.x == 0 && threadIdx.x == 0)
+        counters[3] = 0;
     GroupChunk q;
     int j0, j1;
     if (!warp_chunk(t, total, 0, &q, &j0, &j1, [&](long long g) {
@@ -246,46 +296,10 @@ ord_chunk_sums_kernel(const EqcSumTable *t, double *chunk_sum, unsigned char *ze
     stage_chunk(t->d[q.s0], q.first, q.count, st, lane);
     const double *mine = st + lane * RUNS_ROW;
     for (int j = 0; j < q.k; j++) {
-        const int kind = t->d[q.s0 + j].kind;
-        double ls[8];
-        int nonzero = 0;
-#pragma unroll
-        for (int i = 0; i < 8; i++) {
-            double v[EQC_ORD_TPL], a = 0.0;
-#pragma unroll
-            for (int u = 0; u < EQC_ORD_TPL; u++)
-                v[u] = mine[i * EQC_ORD_TPL + u];
-            terms_of<EQC_ORD_TPL>(kind, v);
-#pragma unroll
-            for (int u = 0; u < EQC_ORD_TPL; u++) {
-                a += v[u]; /* past the end: lane sums of 0.0 terms, as the host's */
-                nonzero |= v[u] != 0.0;
-            }
-            ls[i] = a;
-        }
-        /* steps 1, 2, 4 of the tree inside the lane, 8, 16, 32 across lanes */
-#pragma unroll
-        for (int k = 1; k < 8; k *= 2)
-#pragma unroll
-            for (int i = 0; i + k < 8; i += 2 * k)
-                ls[i] += ls[i + k];
-        double gsum = ls[0];
-        for (int k = 1; k < 8; k *= 2) {
-            const double o = __shfl_down_sync(0xffffffffu, gsum, k);
-            if ((lane & (2 * k - 1)) == 0)
-                gsum += o;
-        }
-        nonzero = __any_sync(0xffffffffu, nonzero);
-        const double g1 = __shfl_sync(0xffffffffu, gsum, 8),
-                     g2 = __shfl_sync(0xffffffffu, gsum, 16),
-                     g3 = __shfl_sync(0xffffffffu, gsum, 24);
+        int nonzero;
+        const double acc = chunk_sum_of(mine, t->d[q.s0 + j].kind, lane, &nonzero);
         if (lane == 0) {
             const long long g = t->chunk_off[q.s0 + j] + q.c;
-            double acc = 0.0;
-            acc += gsum;
-            acc += g1;
-            acc += g2;
-            acc += g3;
             chunk_sum[g] = acc;
             zero[g] = !nonzero;
         }
@@ -294,10 +308,13 @@ ord_chunk_sums_kernel(const EqcSumTable *t, double *chunk_sum, unsigned char *ze
 
 /* Per sum: the plan (eq_ord_plan_chunk of the approximate prefixes before
  * and after each chunk, as the host pipeline plans; the scan's grouping is
- * advice) or, in tree mode, the tree total. */
+ * advice) or, in tree mode, the tree total. With `prev` (the plan the chunk
+ * runs were formed under, reused), each chunk whose plan is "term by term"
+ * or differs from prev goes on `again` (counters[3] of them), for
+ * ord_runs_again_kernel. */
 __global__ void __launch_bounds__(EQC_ORD_LANES)
 ord_plan_kernel(const EqcSumTable *t, const double *chunk_sum, int *plan, double *approx,
-                double *out, int tree_mode, int *counters)
+                double *out, int tree_mode, int *counters, const int *prev, int *again)
 {
     __shared__ double part[EQC_ORD_LANES];
     const int s = blockIdx.x;
@@ -339,6 +356,8 @@ ord_plan_kernel(const EqcSumTable *t, const double *chunk_sum, int *plan, double
         plan[off + c] = e;
         if (e == EQ_ORD_NONE)
             approx[off + c] = prefix; /* for the chunk's split record */
+        if (prev && (e == EQ_ORD_NONE || e != prev[off + c]))
+            again[atomicAdd(&counters[3], 1)] = (int)(off + c);
         prefix = next;
     }
 }
@@ -617,22 +636,79 @@ static __device__ __forceinline__ EqOrdRun chunk_run(const double *mine, int nt,
     return r;
 }
 
-__global__ void __launch_bounds__(32 * RUNS_WARPS, 6)
+/* The rows' terms (lane l: the chunk's 32l .. 32l+31 at `mine`) in place
+ * from the values they hold (kind `todo` of them; EQC_TERM_X: as they are). */
+static __device__ __forceinline__ void rows_to_terms(double *mine, int todo)
+{
+#pragma unroll
+    for (int i = 0; i < 32; i += EQC_ORD_TPL) {
+        double v[EQC_ORD_TPL];
+#pragma unroll
+        for (int u = 0; u < EQC_ORD_TPL; u++)
+            v[u] = mine[i + u];
+        terms_of<EQC_ORD_TPL>(todo, v);
+#pragma unroll
+        for (int u = 0; u < EQC_ORD_TPL; u++)
+            mine[i + u] = v[u];
+    }
+}
+
+/* Chunk g's result under its plan e, the rows holding its terms (nt of
+ * them real in this lane): its run, or, planned term by term, its split
+ * record (zero chunks are stepped over by the walk and get none). */
+static __device__ __forceinline__ void chunk_result(const double *mine, int nt, int e,
+                                                    long long g, int no_fast,
+                                                    const double *approx,
+                                                    const unsigned char *zero, EqOrdRun *runs,
+                                                    int *split_idx, EqCudaSplit *pool,
+                                                    int pool_cap, int *counters, int lane)
+{
+    if (e == EQ_ORD_NONE) {
+        int slot = -1;
+        if (!zero[g] && pool_cap > 0)
+            slot = split_chunk(mine, approx[g], lane, pool, pool_cap, counters);
+        if (lane == 0) {
+            runs[g] = eq_ord_poison();
+            split_idx[g] = slot;
+        }
+        return;
+    }
+    const EqOrdRun r = chunk_run(mine, nt, e, no_fast, lane);
+    if (lane == 0) {
+        runs[g] = r;
+        split_idx[g] = -1;
+    }
+}
+
+/* The chunk runs under `plan`. SPEC (a kept plan reused): `plan` is the
+ * previous frame's, and the same pass forms each chunk's approximate sum
+ * and zero flag (as ord_chunk_sums_kernel, from the terms in the rows);
+ * a chunk planned term by term there is left to ord_runs_again_kernel,
+ * which takes every chunk whose new plan is that or differs. Also clears
+ * the count of those chunks. */
+template <int SPEC>
+__global__ void __launch_bounds__(32 * RUNS_WARPS, SPEC ? 5 : 6)
 ord_chunk_runs_kernel(const EqcSumTable *t, const int *plan, EqOrdRun *runs, long long total,
-                      int no_fast, const double *approx, const unsigned char *zero,
+                      int no_fast, const double *approx, unsigned char *zero,
                       int *split_idx, EqCudaSplit *pool, int pool_cap, int *counters,
-                      int per_sum)
+                      int per_sum, double *chunk_sum)
 {
     __shared__ double stage[RUNS_WARPS][32 * RUNS_ROW];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     pdl_launch_dependents();
     pdl_wait();
+    if (SPEC && blockIdx.x == 0 && threadIdx.x == 0)
+        counters[3] = 0;
     GroupChunk q;
     int j0, j1;
     if (!warp_chunk(t, total, per_sum, &q, &j0, &j1, [&](long long g) {
             /* an empty sum's chunk (planned "none" by its zero prefix anyway) */
             runs[g] = plan[g] == EQ_ORD_NONE ? eq_ord_poison() : eq_ord_empty();
             split_idx[g] = -1;
+            if (SPEC) {
+                chunk_sum[g] = 0.0;
+                zero[g] = 1;
+            }
         }))
         return;
     double *st = stage[warp];
@@ -647,44 +723,76 @@ ord_chunk_runs_kernel(const EqcSumTable *t, const int *plan, EqOrdRun *runs, lon
          * quartic of the held term where this kind is that (d -> d^4,
          * max(d1, 0) -> its quartic, ...), else x staged again (from L2:
          * this warp read it a moment ago) */
-        int todo = kind;
         if (kind != held) {
+            int todo = kind;
             if (kind == eq_s2_term_quartic(held)) {
                 todo = EQC_TERM_QUARTIC;
             } else if (held != EQC_TERM_X) {
                 __syncwarp();
                 stage_chunk(t->d[q.s0], q.first, q.count, st, lane);
             }
-#pragma unroll
-            for (int i = 0; i < 32; i += EQC_ORD_TPL) {
-                double v[EQC_ORD_TPL];
-#pragma unroll
-                for (int u = 0; u < EQC_ORD_TPL; u++)
-                    v[u] = mine[i + u];
-                terms_of<EQC_ORD_TPL>(todo, v);
-#pragma unroll
-                for (int u = 0; u < EQC_ORD_TPL; u++)
-                    mine[i + u] = v[u];
-            }
+            rows_to_terms(mine, todo);
             held = kind;
         }
-        if (e == EQ_ORD_NONE) {
-            /* planned term by term: split into pieces (zero chunks are
-             * stepped over by the walk) */
-            int slot = -1;
-            if (!zero[g] && pool_cap > 0)
-                slot = split_chunk(mine, approx[g], lane, pool, pool_cap, counters);
+        if (SPEC) {
+            int nonzero;
+            const double acc = chunk_sum_of(mine, EQC_TERM_X, lane, &nonzero);
             if (lane == 0) {
-                runs[g] = eq_ord_poison();
-                split_idx[g] = slot;
+                chunk_sum[g] = acc;
+                zero[g] = !nonzero;
+            }
+            if (e == EQ_ORD_NONE)
+                continue; /* its split record needs this frame's prefix */
+        }
+        chunk_result(mine, nt, e, g, no_fast, approx, zero, runs, split_idx, pool, pool_cap,
+                     counters, lane);
+    }
+}
+
+/* After a reused plan: the chunks ord_plan_kernel put on `again`
+ * (counters[3] of them), each formed again under its new plan, one warp
+ * at a time, the grid's warps striding over the list. */
+__global__ void __launch_bounds__(32 * RUNS_WARPS, 4)
+ord_runs_again_kernel(const EqcSumTable *t, const int *plan, EqOrdRun *runs, int no_fast,
+                      const double *approx, const unsigned char *zero, int *split_idx,
+                      EqCudaSplit *pool, int pool_cap, int *counters, const int *again)
+{
+    __shared__ double stage[RUNS_WARPS][32 * RUNS_ROW];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    pdl_launch_dependents();
+    pdl_wait();
+    const int n = counters[3];
+    double *st = stage[warp];
+    double *mine = st + lane * RUNS_ROW;
+    for (int i = blockIdx.x * RUNS_WARPS + warp; i < n; i += gridDim.x * RUNS_WARPS) {
+        const long long g = again[i];
+        int s = 0;
+        {
+            int lo = 0, hi = t->nsums - 1;
+            while (lo < hi) {
+                const int mid = (lo + hi + 1) >> 1;
+                if (t->chunk_off[mid] <= g)
+                    lo = mid;
+                else
+                    hi = mid - 1;
+            }
+            s = lo;
+        }
+        const EqcSumDesc &d = t->d[s];
+        const long long first = (g - t->chunk_off[s]) * EQC_ORD_CHUNK;
+        const int count = d.n - first < EQC_ORD_CHUNK ? (int)(d.n - first) : EQC_ORD_CHUNK;
+        if (count <= 0) {
+            if (lane == 0) {
+                runs[g] = plan[g] == EQ_ORD_NONE ? eq_ord_poison() : eq_ord_empty();
+                split_idx[g] = -1;
             }
             continue;
         }
-        const EqOrdRun r = chunk_run(mine, nt, e, no_fast, lane);
-        if (lane == 0) {
-            runs[g] = r;
-            split_idx[g] = -1;
-        }
+        stage_chunk(d, first, count, st, lane);
+        rows_to_terms(mine, d.kind);
+        chunk_result(mine, min(max(count - lane * 32, 0), 32), plan[g], g, no_fast, approx,
+                     zero, runs, split_idx, pool, pool_cap, counters, lane);
+        __syncwarp(); /* the rows are staged again for the next chunk */
     }
 }
 
@@ -1023,11 +1131,28 @@ int eqc_sums_launch(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double *do
     return eqc_sums_launch_in(cuda, descs, nsums, dout, stream, EQC_SCRATCH_SUM_A);
 }
 
+/* The launch's layout is the one its kept plan was made for: the same
+ * sums (lengths, strides, kinds) in the same plane groups. */
+static int same_layout(const EqcSumTable *a, const EqcSumTable *b)
+{
+    if (a->nsums != b->nsums || a->ngroups != b->ngroups)
+        return 0;
+    for (int i = 0; i < a->nsums; i++)
+        if (a->d[i].n != b->d[i].n || a->d[i].stride != b->d[i].stride ||
+            a->d[i].kind != b->d[i].kind)
+            return 0;
+    for (int g = 0; g < a->ngroups; g++)
+        if (a->gfirst[g] != b->gfirst[g] || a->gcount[g] != b->gcount[g])
+            return 0;
+    return 1;
+}
+
 int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double *dout,
                        cudaStream_t stream, int scratch)
 {
     int err = 0;
     EqcSumTable *ht, *dt;
+    EqcPlanKeep *keep;
     long long total = 0, groups = 0;
 
     if (nsums <= 0)
@@ -1038,6 +1163,7 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
     }
     ht = &cuda->htables[cuda->table_next];
     dt = &cuda->dtables[cuda->table_next];
+    keep = &cuda->keep[cuda->table_next];
     cuda->table_next++;
     memset(ht, 0, sizeof(*ht));
     ht->nsums = nsums;
@@ -1075,9 +1201,28 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
     const size_t need = (size_t)pool_cap * sizeof(EqCudaSplit) +
                         (size_t)total * (2 * sizeof(double) + 3 * sizeof(int) +
                                          2 * sizeof(EqOrdRun) + 1) +
-                        3 * sizeof(int) + (size_t)groups;
+                        4 * sizeof(int) + (size_t)groups;
     if ((err = eqc_buf_reserve(cuda, &cuda->scratch[scratch], need)) < 0)
         return err;
+    /* the plan: written to one of the slot's two arrays; the other holds
+     * the plan of the slot's launch before, reused when it is there, of
+     * this layout, on this stream (in stream order, so that it is
+     * complete) */
+    const int tree = cuda->sum_mode == EQ_CUDA_SUM_TREE;
+    int reuse = 0;
+    int *plan = NULL, *prev = NULL;
+    if (!tree) {
+        void *was = keep->buf.ptr;
+        reuse = cuda->plan_reuse && keep->valid && keep->stream == stream &&
+                same_layout(&keep->tab, ht);
+        keep->valid = 0;
+        if ((err = eqc_buf_reserve(cuda, &keep->buf, 2 * (size_t)total * sizeof(int))) < 0)
+            return err;
+        reuse = reuse && keep->buf.ptr == was;
+        prev = (int *)keep->buf.ptr + (size_t)keep->cur * total;
+        plan = (int *)keep->buf.ptr + (size_t)(1 - keep->cur) * total;
+    }
+    cuda->last_reused = reuse;
     {
         uint8_t *base = (uint8_t *)cuda->scratch[scratch].ptr;
         EqOrdRun *runs = (EqOrdRun *)base;
@@ -1085,35 +1230,55 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
         EqCudaSplit *pool = (EqCudaSplit *)(seg + total);
         double *chunk_sum = (double *)(pool + pool_cap);
         double *approx = chunk_sum + total;
-        int *plan = (int *)(approx + total);
-        int *seg_len = plan + total;
+        int *again = (int *)(approx + total); /* chunks formed again */
+        int *seg_len = again + total;
         int *split_idx = seg_len + total;
         int *counters = split_idx + total;
-        unsigned char *zero = (unsigned char *)(counters + 3);
+        unsigned char *zero = (unsigned char *)(counters + 4);
         unsigned char *gzero = zero + total;
         cuda->last_sums = (EqcSumScratch){ chunk_sum, plan, runs,     seg,  seg_len,
                                            split_idx, pool, counters, total };
 
         EQC_CHECK(cuda, EQC_SITE_COPY,
                   cudaMemcpyAsync(dt, ht, sizeof(*ht), cudaMemcpyHostToDevice, stream));
-        ord_chunk_sums_kernel<<<(unsigned)((gtotal + RUNS_WARPS - 1) / RUNS_WARPS),
-                                32 * RUNS_WARPS, 0, stream>>>(dt, chunk_sum, zero, gtotal);
-        EQC_CHECK_LAUNCH(cuda, "ord_chunk_sums_kernel");
-        const int tree = cuda->sum_mode == EQ_CUDA_SUM_TREE;
-        EQC_CHECK(cuda, EQC_SITE_LAUNCH,
-                  launch_pdl(ord_plan_kernel, (unsigned)nsums, EQC_ORD_LANES, stream, dt,
-                             chunk_sum, plan, approx, dout, tree, counters));
-        if (tree)
-            return 0;
         const int per_sum = cuda->runs_per_sum >= 0 ? cuda->runs_per_sum
                                                     : total <= EQC_RUNS_PER_SUM_MAX;
         const long long rwarps = per_sum ? total : gtotal;
-        EQC_CHECK(cuda, EQC_SITE_LAUNCH,
-                  launch_pdl(ord_chunk_runs_kernel,
-                             (unsigned)((rwarps + RUNS_WARPS - 1) / RUNS_WARPS),
-                             32 * RUNS_WARPS, stream, dt, plan, runs, rwarps,
-                             cuda->runs_no_fast, approx, zero, split_idx, pool,
-                             cuda->walk_no_split ? 0 : pool_cap, counters, per_sum));
+        const unsigned rblocks = (unsigned)((rwarps + RUNS_WARPS - 1) / RUNS_WARPS);
+        const int cap = cuda->walk_no_split ? 0 : pool_cap;
+        if (reuse) {
+            /* runs under the kept plan, with this frame's chunk sums; the
+             * plan; the chunks whose plan changed (or is term by term)
+             * formed again */
+            ord_chunk_runs_kernel<1><<<rblocks, 32 * RUNS_WARPS, 0, stream>>>(
+                dt, prev, runs, rwarps, cuda->runs_no_fast, approx, zero, split_idx, pool, cap,
+                counters, per_sum, chunk_sum);
+            EQC_CHECK_LAUNCH(cuda, "ord_chunk_runs_kernel");
+            EQC_CHECK(cuda, EQC_SITE_LAUNCH,
+                      launch_pdl(ord_plan_kernel, (unsigned)nsums, EQC_ORD_LANES, stream, dt,
+                                 chunk_sum, plan, approx, dout, 0, counters, prev, again));
+            const long long most = (long long)cuda->sm_count * 4; /* one wave */
+            EQC_CHECK(cuda, EQC_SITE_LAUNCH,
+                      launch_pdl(ord_runs_again_kernel,
+                                 (unsigned)(rblocks < most ? rblocks : most), 32 * RUNS_WARPS,
+                                 stream, dt, plan, runs, cuda->runs_no_fast, approx, zero,
+                                 split_idx, pool, cap, counters, again));
+        } else {
+            ord_chunk_sums_kernel<<<(unsigned)((gtotal + RUNS_WARPS - 1) / RUNS_WARPS),
+                                    32 * RUNS_WARPS, 0, stream>>>(dt, chunk_sum, zero, gtotal,
+                                                                  counters);
+            EQC_CHECK_LAUNCH(cuda, "ord_chunk_sums_kernel");
+            EQC_CHECK(cuda, EQC_SITE_LAUNCH,
+                      launch_pdl(ord_plan_kernel, (unsigned)nsums, EQC_ORD_LANES, stream, dt,
+                                 chunk_sum, plan, approx, dout, tree, counters,
+                                 (const int *)NULL, again));
+            if (tree)
+                return 0;
+            EQC_CHECK(cuda, EQC_SITE_LAUNCH,
+                      launch_pdl(ord_chunk_runs_kernel<0>, rblocks, 32 * RUNS_WARPS, stream, dt,
+                                 plan, runs, rwarps, cuda->runs_no_fast, approx, zero,
+                                 split_idx, pool, cap, counters, per_sum, chunk_sum));
+        }
         EQC_CHECK(cuda, EQC_SITE_LAUNCH,
                   launch_pdl(ord_segments_kernel, (unsigned)groups, EQC_ORD_SEG, stream, dt, plan,
                              runs, zero, seg, seg_len, gzero));
@@ -1121,6 +1286,15 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
                   launch_pdl(ord_walk_kernel, (unsigned)nsums, EQC_ORD_LANES, stream, dt, plan,
                              runs, seg, seg_len, zero, gzero, split_idx, pool, counters, dout,
                              cuda->walk_none_plan, cuda->walk_mode));
+        /* kept for the slot's next launch */
+        keep->cur = 1 - keep->cur;
+        keep->valid = 1;
+        keep->stream = stream;
+        keep->tab.nsums = ht->nsums;
+        keep->tab.ngroups = ht->ngroups;
+        memcpy(keep->tab.d, ht->d, (size_t)nsums * sizeof(ht->d[0]));
+        memcpy(keep->tab.gfirst, ht->gfirst, (size_t)ht->ngroups * sizeof(int));
+        memcpy(keep->tab.gcount, ht->gcount, (size_t)ht->ngroups * sizeof(int));
     }
     return 0;
 fail:
@@ -1143,7 +1317,7 @@ extern "C" int eq_cuda_stage_ordsum(EqCuda *cuda, const EqCudaSumCase *cases, in
     size_t total_terms = 0, off = 0;
     int err = 0;
     const int none_plan = flags & EQ_CUDA_STAGE_SUM_NONE_PLAN;
-    int runs_mode;
+    int runs_mode, reuse_mode;
 
     if (ncases <= 0 || ncases > EQC_MAX_SUMS)
         return EQ_ERR_INVALID_ARGUMENT;
@@ -1177,14 +1351,17 @@ extern "C" int eq_cuda_stage_ordsum(EqCuda *cuda, const EqCudaSumCase *cases, in
     cuda->walk_none_plan = none_plan;
     cuda->runs_no_fast = !!(flags & EQ_CUDA_STAGE_SUM_PAIRS);
     runs_mode = cuda->runs_per_sum;
+    reuse_mode = cuda->plan_reuse;
     if (flags & EQ_CUDA_STAGE_SUM_RUNS_GROUP)
         cuda->runs_per_sum = 0;
     else if (flags & EQ_CUDA_STAGE_SUM_RUNS_SUM)
         cuda->runs_per_sum = 1;
+    cuda->plan_reuse = !!(flags & EQ_CUDA_STAGE_SUM_REUSE);
     err = eqc_sums_launch(cuda, desc, ncases, cuda->dres->sums, cuda->stream);
     cuda->walk_none_plan = 0;
     cuda->runs_no_fast = 0;
     cuda->runs_per_sum = runs_mode;
+    cuda->plan_reuse = reuse_mode;
     if (err < 0)
         goto fail;
     EQC_CHECK(cuda, EQC_SITE_COPY,
@@ -1217,7 +1394,7 @@ extern "C" int eq_cuda_stage_ordsum(EqCuda *cuda, const EqCudaSumCase *cases, in
     if (partials) {
         const EqcSumScratch *p = &cuda->last_sums;
         const size_t n = (size_t)p->total;
-        int cnt[3] = { 0, 0, 0 };
+        int cnt[4] = { 0, 0, 0, 0 };
         if (cuda->sum_mode == EQ_CUDA_SUM_EXACT) {
             EQC_CHECK(cuda, EQC_SITE_COPY,
                       cudaMemcpy(cnt, p->counters, sizeof(cnt), cudaMemcpyDeviceToHost));
@@ -1225,6 +1402,8 @@ extern "C" int eq_cuda_stage_ordsum(EqCuda *cuda, const EqCudaSumCase *cases, in
         partials->split_made = cnt[0];
         partials->split_applied = cnt[1];
         partials->split_failed = cnt[2];
+        partials->plan_reused = cuda->last_reused;
+        partials->formed_again = cuda->last_reused ? cnt[3] : 0;
         if (partials->split) {
             int *idx = (int *)malloc(n * sizeof(int));
             if (!idx) {

@@ -174,15 +174,37 @@ static void ck_ordsum_groups(CkContext *ck, uint64_t *rng)
             fill(x, n, fills[f], rng);
             for (int k = 0; k < 7; k++)
                 cases[k] = (EqCudaSumCase){x, n, 1, kinds[k]};
-            for (int m = 0; m < 2; m++) {
-                int err = eq_cuda_stage_ordsum(
-                    ck->cuda, cases, 7, m ? EQ_CUDA_STAGE_SUM_RUNS_SUM : EQ_CUDA_STAGE_SUM_RUNS_GROUP,
-                    got, NULL);
+            /* m 0, 1: runs per group, per sum; 2, 3: the same with the
+             * plan of a launch of 1.5 x reused (its chunk sums, formed in
+             * the runs kernel from the terms in place, and so its plan,
+             * must be the fresh launch's) */
+            const size_t nch = eq_cuda_stage_ordsum_chunks(n);
+            double *cs[2] = {malloc(7 * nch * sizeof(double)), malloc(7 * nch * sizeof(double))};
+            int *pl[2] = {malloc(7 * nch * sizeof(int)), malloc(7 * nch * sizeof(int))};
+            EqOrdRun *rs = malloc(7 * nch * sizeof(EqOrdRun)), *sg = malloc(7 * nch * sizeof(EqOrdRun));
+            int *sl = malloc(7 * nch * sizeof(int));
+            for (int m = 0; m < 4; m++) {
+                const int mapping = m & 1 ? EQ_CUDA_STAGE_SUM_RUNS_SUM : EQ_CUDA_STAGE_SUM_RUNS_GROUP;
+                EqCudaSumPartials part = {.chunk_sum = cs[m >> 1], .plan = pl[m >> 1], .runs = rs,
+                                          .seg = sg, .seg_len = sl};
+                int err = 0;
+                if (m >= 2) {
+                    double *o = malloc(n * sizeof(double));
+                    EqCudaSumCase oc[7];
+                    for (size_t i = 0; i < n; i++)
+                        o[i] = x[i] * 1.5;
+                    for (int k = 0; k < 7; k++)
+                        oc[k] = (EqCudaSumCase){o, n, 1, kinds[k]};
+                    err = eq_cuda_stage_ordsum(ck->cuda, oc, 7, mapping, got, NULL);
+                    free(o);
+                }
+                if (err >= 0)
+                    err = eq_cuda_stage_ordsum(ck->cuda, cases, 7,
+                                               mapping | (m >= 2 ? EQ_CUDA_STAGE_SUM_REUSE : 0),
+                                               got, m == 0 || m == 2 ? &part : NULL);
                 if (err < 0) {
                     ck_error(ck, "eq_cuda_stage_ordsum (one plane)", err);
-                    free(x);
-                    free(t);
-                    return;
+                    break;
                 }
                 for (int k = 0; k < 7; k++) {
                     char what[112];
@@ -190,11 +212,33 @@ static void ck_ordsum_groups(CkContext *ck, uint64_t *rng)
                         t[i] = eq_s2_term(kinds[k], x[i]);
                     const double want = eq_ordsum_loop(t, n, 1, 0.0);
                     snprintf(what, sizeof(what),
-                             "one plane, runs per %s, fill %d n %zu: sum %d (kind %d)",
-                             m ? "sum" : "group", fills[f], n, k, kinds[k]);
+                             "one plane, runs per %s%s, fill %d n %zu: sum %d (kind %d)",
+                             m & 1 ? "sum" : "group", m >= 2 ? ", plan reused" : "", fills[f],
+                             n, k, kinds[k]);
                     ck_same(ck, what, &got[k], &want, sizeof(double));
                 }
+                if (m == 2) {
+                    char what[112];
+                    const int one = 1;
+                    snprintf(what, sizeof(what), "one plane, fill %d n %zu: plan reused",
+                             fills[f], n);
+                    ck_same(ck, what, &part.plan_reused, &one, sizeof(int));
+                    snprintf(what, sizeof(what),
+                             "one plane, fill %d n %zu: chunk sums with the plan reused",
+                             fills[f], n);
+                    ck_same(ck, what, cs[1], cs[0], 7 * nch * sizeof(double));
+                    snprintf(what, sizeof(what), "one plane, fill %d n %zu: plan with the plan reused",
+                             fills[f], n);
+                    ck_same(ck, what, pl[1], pl[0], 7 * nch * sizeof(int));
+                }
             }
+            free(cs[0]);
+            free(cs[1]);
+            free(pl[0]);
+            free(pl[1]);
+            free(rs);
+            free(sg);
+            free(sl);
             free(x);
             free(t);
         }
@@ -211,6 +255,7 @@ void ck_ordsum(CkContext *ck)
     const EqOrdLayout *lay = &eq_ordsum_default_layout;
     long plan_diff = 0, plan_total = 0, tie_chunks = 0, free_chunks = 0, tie_neg_chunks = 0;
     long split_made = 0, split_applied = 0, split_failed = 0, split_checked = 0;
+    long reuse_again = 0, reuse_kept = 0, reuse_changed = 0;
 
     /* CK_ORDSUM_KINDS=a,b,...: only those kinds (for compute-sanitizer's
      * racecheck, which is slow; the default run takes all fifteen) */
@@ -245,21 +290,66 @@ void ck_ordsum(CkContext *ck)
             chunks += eq_cuda_stage_ordsum_chunks(n);
             nc++;
         }
-        EqCudaSumPartials part[2];
-        double sums[2][16], none_sums[16];
-        for (int r = 0; r < 2; r++) {
+        /* r 0: fast paths; 1: pair functions; 2: the plan of a launch of
+         * other terms in the same layout (the terms times 1.5, launch 3)
+         * reused: its chunks formed again where the plans differ */
+        EqCudaSumPartials part[4];
+        double sums[4][16], none_sums[16];
+        for (int r = 0; r < 4; r++) {
             part[r].chunk_sum = calloc(chunks, sizeof(double));
             part[r].plan = calloc(chunks, sizeof(int));
             part[r].runs = calloc(chunks, sizeof(EqOrdRun));
             part[r].seg = calloc(chunks, sizeof(EqOrdRun));
             part[r].seg_len = calloc(chunks, sizeof(int));
-            part[r].split = r ? NULL : calloc(chunks, sizeof(EqCudaSplit));
-            int err = eq_cuda_stage_ordsum(ck->cuda, cases, nc,
-                                           r ? EQ_CUDA_STAGE_SUM_PAIRS : 0, sums[r], &part[r]);
+            part[r].split = r == 0 || r == 2 ? calloc(chunks, sizeof(EqCudaSplit)) : NULL;
+        }
+        for (int r = 0; r < 3; r++) {
+            int err = 0;
+            if (r == 2) {
+                EqCudaSumCase other[16];
+                double *om[16];
+                for (int i = 0; i < nc; i++) {
+                    size_t len = cases[i].n ? (cases[i].n - 1) * (size_t)cases[i].stride + 1 : 1;
+                    om[i] = malloc(len * sizeof(double));
+                    for (size_t k = 0; k < len; k++)
+                        om[i][k] = mem[i][k] * 1.5;
+                    other[i] = cases[i];
+                    other[i].x = om[i];
+                }
+                err = eq_cuda_stage_ordsum(ck->cuda, other, nc, 0, sums[3], &part[3]);
+                for (int i = 0; i < nc; i++)
+                    free(om[i]);
+            }
+            if (err >= 0)
+                err = eq_cuda_stage_ordsum(ck->cuda, cases, nc,
+                                           r == 1 ? EQ_CUDA_STAGE_SUM_PAIRS
+                                           : r == 2 ? EQ_CUDA_STAGE_SUM_REUSE
+                                                    : 0,
+                                           sums[r], &part[r]);
             if (err < 0) {
                 ck_error(ck, "eq_cuda_stage_ordsum", err);
                 return;
             }
+        }
+        {
+            /* the chunks formed again: exactly those planned term by term
+             * or planned otherwise than the launch of other terms */
+            long again = 0;
+            for (size_t c = 0; c < chunks; c++) {
+                const int e = part[2].plan[c];
+                again += e == EQ_ORD_NONE || e != part[3].plan[c];
+                reuse_kept += e != EQ_ORD_NONE && e == part[3].plan[c];
+                reuse_changed += e != EQ_ORD_NONE && e != part[3].plan[c];
+            }
+            char what[96];
+            const int one = 1;
+            snprintf(what, sizeof(what), "kind %d: the plan of the launch before reused", kind);
+            ck_same(ck, what, &part[2].plan_reused, &one, sizeof(int));
+            const int got = part[2].formed_again, want = (int)again;
+            snprintf(what, sizeof(what), "kind %d: chunks formed again (%d, want %d)", kind,
+                     got, want);
+            ck_same(ck, what, &got, &want, sizeof(int));
+            reuse_again += again;
         }
         int err = eq_cuda_stage_ordsum(ck->cuda, cases, nc, EQ_CUDA_STAGE_SUM_NONE_PLAN,
                                        none_sums, NULL);
@@ -275,6 +365,9 @@ void ck_ordsum(CkContext *ck)
                      cases[i].stride);
             ck_same(ck, what, &sums[0][i], &want, sizeof(double));
             ck_same(ck, what, &sums[1][i], &want, sizeof(double));
+            snprintf(what, sizeof(what), "kind %d n %zu stride %td: sum, plan reused", kind, n,
+                     cases[i].stride);
+            ck_same(ck, what, &sums[2][i], &want, sizeof(double));
             snprintf(what, sizeof(what), "kind %d n %zu: sum, every chunk term by term", kind,
                      n);
             ck_same(ck, what, &none_sums[i], &want, sizeof(double));
@@ -293,12 +386,16 @@ void ck_ordsum(CkContext *ck)
                 snprintf(what, sizeof(what), "kind %d n %zu: chunk sums", kind, n);
                 ck_same(ck, what, part[0].chunk_sum + c0, cs, nch * sizeof(double));
                 ck_same(ck, what, part[1].chunk_sum + c0, cs, nch * sizeof(double));
+                snprintf(what, sizeof(what), "kind %d n %zu: chunk sums, plan reused", kind, n);
+                ck_same(ck, what, part[2].chunk_sum + c0, cs, nch * sizeof(double));
                 eq_ordsum_plan_tree(0.0, cs, nch, plan);
                 for (size_t c = 0; c < nch; c++)
                     plan_diff += plan[c] != part[0].plan[c0 + c];
                 plan_total += (long)nch;
                 snprintf(what, sizeof(what), "kind %d n %zu: plan, run twice", kind, n);
                 ck_same(ck, what, part[0].plan + c0, part[1].plan + c0, nch * sizeof(int));
+                snprintf(what, sizeof(what), "kind %d n %zu: plan, plan reused", kind, n);
+                ck_same(ck, what, part[0].plan + c0, part[2].plan + c0, nch * sizeof(int));
                 /* runs and segments under the device's plan */
                 const int *dplan = part[0].plan + c0;
                 eq_ordsum_chunk_runs(cases[i].x, n, cases[i].stride, lay, dplan, runs, lanes);
@@ -322,7 +419,7 @@ void ck_ordsum(CkContext *ck)
                 }
                 int bad_runs = 0, bad_seg = 0;
                 for (size_t c = 0; c < nch; c++)
-                    for (int r = 0; r < 2; r++) {
+                    for (int r = 0; r < 3; r++) {
                         bad_runs += !same_run(&runs[c], &part[r].runs[c0 + c]);
                         bad_seg += seg_len[c] != part[r].seg_len[c0 + c] ||
                                    (seg_len[c] > 0 && !same_run(&seg[c], &part[r].seg[c0 + c]));
@@ -336,15 +433,18 @@ void ck_ordsum(CkContext *ck)
                 ck_same(ck, what, &bad_seg, &zero, sizeof(int));
                 /* split records of the chunks planned term by term */
                 int bad_split = 0;
-                for (size_t c = 0; c < nch; c++) {
-                    const EqCudaSplit *sp = &part[0].split[c0 + c];
-                    if (sp->np < 0)
-                        continue;
-                    const int cnt = n - c * 1024 < 1024 ? (int)(n - c * 1024) : 1024;
-                    bad_split += dplan[c] != EQ_ORD_NONE ||
-                                 !split_ok(sp, cases[i].x, cases[i].stride, c * 1024, cnt);
-                    split_checked++;
-                }
+                for (int r = 0; r < 3; r += 2)
+                    for (size_t c = 0; c < nch; c++) {
+                        const EqCudaSplit *sp = &part[r].split[c0 + c];
+                        /* the same chunks have a record either way */
+                        bad_split += (sp->np < 0) != (part[0].split[c0 + c].np < 0);
+                        if (sp->np < 0)
+                            continue;
+                        const int cnt = n - c * 1024 < 1024 ? (int)(n - c * 1024) : 1024;
+                        bad_split += dplan[c] != EQ_ORD_NONE ||
+                                     !split_ok(sp, cases[i].x, cases[i].stride, c * 1024, cnt);
+                        split_checked += r == 0;
+                    }
                 snprintf(what, sizeof(what), "kind %d n %zu: split records (%d differ)", kind, n,
                          bad_split);
                 ck_same(ck, what, &bad_split, &zero, sizeof(int));
@@ -361,7 +461,7 @@ void ck_ordsum(CkContext *ck)
         split_made += part[0].split_made;
         split_applied += part[0].split_applied;
         split_failed += part[0].split_failed;
-        for (int r = 0; r < 2; r++) {
+        for (int r = 0; r < 4; r++) {
             free(part[r].split);
             free(part[r].chunk_sum);
             free(part[r].plan);
@@ -376,6 +476,16 @@ void ck_ordsum(CkContext *ck)
            "%ld of %ld chunks (advice only); chunk runs: %ld with a tie (pair path), "
            "%ld tie-free (fast path); with a tie and a negative term %ld\n",
            plan_diff, plan_total, tie_chunks, free_chunks, tie_neg_chunks);
+    printf("  ordsum: plan reused: %ld chunks formed again (%ld of them planned otherwise), "
+           "%ld kept\n",
+           reuse_again, reuse_changed, reuse_kept);
+    {
+        /* both kinds of chunk: runs kept from the reused plan, and formed
+         * again under a changed binade */
+        int both = only || (reuse_kept > 0 && reuse_changed > 0), one = 1;
+        ck_same(ck, "plan reused: chunks kept and chunks formed again", &both, &one,
+                sizeof(int));
+    }
     ck_ordsum_groups(ck, &rng);
     printf("  ordsum: split records %ld made (%ld checked against the host), %ld applied "
            "whole by the walk, %ld handed to the block's exact add part way\n",
