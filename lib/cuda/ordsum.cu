@@ -14,17 +14,15 @@
 
 /* Programmatic dependent launch (sm_90): the engine's kernels after the
  * first are launched with programmatic stream serialization, so that the
- * next kernel's grid is set up while this one's last blocks run. Every
- * block of a kernel lets its dependent launch (launch_dependents) as it
- * starts, and every kernel launched so waits, before its first read of
- * anything the kernel before wrote, until that kernel has completed and its
- * writes are visible (griddepcontrol.wait: the stream order's guarantee).
- * Launched the ordinary way, both instructions do nothing. */
-static __device__ __forceinline__ void pdl_launch_dependents(void)
-{
-    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-}
-
+ * next kernel's launch is prepared while this one's last blocks run. No
+ * block triggers that launch early (griddepcontrol.launch_dependents):
+ * the next kernel's blocks would then sit waiting on multiprocessors that
+ * other streams' kernels could use, which on the H200 was slower
+ * (docs/performance.md, session 9). Every
+ * kernel launched so waits, before its first read of anything the kernel
+ * before wrote, until that kernel has completed and its writes are visible
+ * (griddepcontrol.wait: the stream order's guarantee). Launched the
+ * ordinary way, the wait does nothing. */
 static __device__ __forceinline__ void pdl_wait(void)
 {
     asm volatile("griddepcontrol.wait;" ::: "memory");
@@ -282,7 +280,6 @@ ord_chunk_sums_kernel(const EqcSumTable *t, double *chunk_sum, unsigned char *ze
 {
     __shared__ double stage[RUNS_WARPS][32 * RUNS_ROW];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    pdl_launch_dependents();
     if (blockIdx.x == 0 && threadIdx.x == 0)
         counters[3] = 0;
     GroupChunk q;
@@ -318,7 +315,6 @@ ord_plan_kernel(const EqcSumTable *t, const double *chunk_sum, int *plan, double
 {
     __shared__ double part[EQC_ORD_LANES];
     const int s = blockIdx.x;
-    pdl_launch_dependents();
     pdl_wait();
     if (!tree_mode && s == 0 && threadIdx.x < 3)
         counters[threadIdx.x] = 0; /* split records: made, applied, failed */
@@ -695,7 +691,6 @@ ord_chunk_runs_kernel(const EqcSumTable *t, const int *plan, EqOrdRun *runs, lon
 {
     __shared__ double stage[RUNS_WARPS][32 * RUNS_ROW];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    pdl_launch_dependents();
     pdl_wait();
     if (SPEC && blockIdx.x == 0 && threadIdx.x == 0)
         counters[3] = 0;
@@ -759,7 +754,6 @@ ord_runs_again_kernel(const EqcSumTable *t, const int *plan, EqOrdRun *runs, int
 {
     __shared__ double stage[RUNS_WARPS][32 * RUNS_ROW];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    pdl_launch_dependents();
     pdl_wait();
     const int n = counters[3];
     double *st = stage[warp];
@@ -806,7 +800,6 @@ ord_segments_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs,
                     const unsigned char *zero, EqOrdRun *seg, int *seg_len,
                     unsigned char *gzero)
 {
-    pdl_launch_dependents();
     pdl_wait();
     __shared__ EqOrdSegRun v[EQC_ORD_SEG];
     __shared__ int head[EQC_ORD_SEG + 1];
