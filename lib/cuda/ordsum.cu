@@ -18,11 +18,10 @@
  * block triggers that launch early (griddepcontrol.launch_dependents):
  * the next kernel's blocks would then sit waiting on multiprocessors that
  * other streams' kernels could use, which on the H200 was slower
- * (docs/performance.md, session 9). Every
- * kernel launched so waits, before its first read of anything the kernel
- * before wrote, until that kernel has completed and its writes are visible
- * (griddepcontrol.wait: the stream order's guarantee). Launched the
- * ordinary way, the wait does nothing. */
+ * (docs/performance.md, session 9). Every kernel launched so waits, before
+ * its first read of anything the kernel before wrote, until that kernel has
+ * completed and its writes are visible (griddepcontrol.wait: the stream
+ * order's guarantee). Launched the ordinary way, the wait does nothing. */
 static __device__ __forceinline__ void pdl_wait(void)
 {
     asm volatile("griddepcontrol.wait;" ::: "memory");
