@@ -294,6 +294,22 @@ wait_summary (GstBus * bus)
   return s;
 }
 
+/* Waits for the summary and checks its pairing counts: pairs scored, and
+ * frames left unpaired on each pad (and in all). */
+static void
+check_summary_pairing (GstBus * bus, guint64 frames, guint64 unpaired_ref,
+    guint64 unpaired_dist)
+{
+  GstStructure *s = wait_summary (bus);
+
+  fail_unless_equals_uint64 (get_u64 (s, "frames"), frames);
+  fail_unless_equals_uint64 (get_u64 (s, "unpaired-ref"), unpaired_ref);
+  fail_unless_equals_uint64 (get_u64 (s, "unpaired-dist"), unpaired_dist);
+  fail_unless_equals_uint64 (get_u64 (s, "unpaired"),
+      unpaired_ref + unpaired_dist);
+  gst_structure_free (s);
+}
+
 static gchar *
 read_file (const gchar * path)
 {
@@ -474,7 +490,6 @@ GST_END_TEST;
 GST_START_TEST (test_pairing_dropped_frame)
 {
   Pair p;
-  GstStructure *s;
   GstMessage *m;
   gint i, outputs = 0;
 
@@ -519,12 +534,7 @@ GST_START_TEST (test_pairing_dropped_frame)
           "timestamp"), 4 * FRAME_DUR);
   gst_message_unref (m);
 
-  s = wait_summary (p.bus);
-  fail_unless_equals_uint64 (get_u64 (s, "frames"), 7);
-  fail_unless_equals_uint64 (get_u64 (s, "unpaired"), 1);
-  fail_unless_equals_uint64 (get_u64 (s, "unpaired-ref"), 1);
-  fail_unless_equals_uint64 (get_u64 (s, "unpaired-dist"), 0);
-  gst_structure_free (s);
+  check_summary_pairing (p.bus, 7, 1, 0);
   pair_teardown (&p);
 }
 
@@ -535,7 +545,6 @@ GST_END_TEST;
 GST_START_TEST (test_pairing_far_apart)
 {
   Pair p;
-  GstStructure *s;
   GstBuffer *out;
 
   pair_setup (&p, NULL, NULL, NULL);
@@ -545,11 +554,7 @@ GST_START_TEST (test_pairing_far_apart)
   out = gst_harness_pull (p.ref);
   fail_unless (gst_buffer_get_exact_quality_meta (out) == NULL);
   gst_buffer_unref (out);
-  s = wait_summary (p.bus);
-  fail_unless_equals_uint64 (get_u64 (s, "frames"), 0);
-  fail_unless_equals_uint64 (get_u64 (s, "unpaired-ref"), 1);
-  fail_unless_equals_uint64 (get_u64 (s, "unpaired-dist"), 1);
-  gst_structure_free (s);
+  check_summary_pairing (p.bus, 0, 1, 1);
   pair_teardown (&p);
 }
 
@@ -561,7 +566,6 @@ GST_END_TEST;
 GST_START_TEST (test_frames_in_flight)
 {
   Pair p;
-  GstStructure *s;
   GstBuffer *refs[9], *dists[9];
   gint i, scored = 0;
 
@@ -612,11 +616,7 @@ GST_START_TEST (test_frames_in_flight)
     gst_buffer_unref (out);
   }
   fail_unless_equals_int (scored, 7);
-  s = wait_summary (p.bus);
-  fail_unless_equals_uint64 (get_u64 (s, "frames"), 7);
-  fail_unless_equals_uint64 (get_u64 (s, "unpaired-ref"), 1);
-  fail_unless_equals_uint64 (get_u64 (s, "unpaired-dist"), 1);
-  gst_structure_free (s);
+  check_summary_pairing (p.bus, 7, 1, 1);
   for (i = 0; i < 9; i++) {
     gst_buffer_unref (refs[i]);
     gst_buffer_unref (dists[i]);
@@ -656,7 +656,6 @@ GST_END_TEST;
 GST_START_TEST (test_one_pad_shorter)
 {
   Pair p;
-  GstStructure *s;
   gint i;
 
   pair_setup (&p, NULL, NULL, NULL);
@@ -676,11 +675,7 @@ GST_START_TEST (test_one_pad_shorter)
     fail_unless ((gst_buffer_get_exact_quality_meta (out) != NULL) == (i < 3));
     gst_buffer_unref (out);
   }
-  s = wait_summary (p.bus);
-  fail_unless_equals_uint64 (get_u64 (s, "frames"), 3);
-  fail_unless_equals_uint64 (get_u64 (s, "unpaired-dist"), 2);
-  fail_unless_equals_uint64 (get_u64 (s, "unpaired-ref"), 0);
-  gst_structure_free (s);
+  check_summary_pairing (p.bus, 3, 0, 2);
   pair_teardown (&p);
 }
 
