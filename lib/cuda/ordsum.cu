@@ -44,12 +44,13 @@ static cudaError_t launch_pdl(void (*kernel)(Params...), unsigned grid, unsigned
     return cudaLaunchKernelEx(&cfg, kernel, static_cast<Params>(args)...);
 }
 
-/* The plane group whose first warp, off(group), is the last one <= w
- * (binary search; off rises with the group). */
+/* The last index i of 0 .. n - 1 with off(i) <= w, off rising with i
+ * (binary search; 0 when there is none): the sum or plane group that a
+ * chunk, segment group or warp index w belongs to, off(i) being its first. */
 template <typename Off>
-static __device__ __forceinline__ int group_of_warp(const EqcSumTable *t, long long w, Off off)
+static __device__ __forceinline__ int last_at_most(int n, long long w, Off off)
 {
-    int lo = 0, hi = t->ngroups - 1;
+    int lo = 0, hi = n - 1;
     while (lo < hi) {
         int mid = (lo + hi + 1) >> 1;
         if (off(mid) <= w)
@@ -182,13 +183,13 @@ static __device__ __forceinline__ bool warp_chunk(const EqcSumTable *t, long lon
         return false;
     int gi;
     if (per_sum) {
-        gi = group_of_warp(t, W, [&](int g) { return t->chunk_off[t->gfirst[g]]; });
+        gi = last_at_most(t->ngroups, W, [&](int g) { return t->chunk_off[t->gfirst[g]]; });
         const long long local = W - t->chunk_off[t->gfirst[gi]];
         q->c = local / t->gcount[gi];
         *j0 = (int)(local % t->gcount[gi]);
         *j1 = *j0 + 1;
     } else {
-        gi = group_of_warp(t, W, [&](int g) { return t->gchunk_off[g]; });
+        gi = last_at_most(t->ngroups, W, [&](int g) { return t->gchunk_off[g]; });
         q->c = W - t->gchunk_off[gi];
         *j0 = 0;
         *j1 = t->gcount[gi];
@@ -759,18 +760,7 @@ ord_runs_again_kernel(const EqcSumTable *t, const int *plan, EqOrdRun *runs, int
     double *mine = st + lane * RUNS_ROW;
     for (int i = blockIdx.x * RUNS_WARPS + warp; i < n; i += gridDim.x * RUNS_WARPS) {
         const long long g = again[i];
-        int s = 0;
-        {
-            int lo = 0, hi = t->nsums - 1;
-            while (lo < hi) {
-                const int mid = (lo + hi + 1) >> 1;
-                if (t->chunk_off[mid] <= g)
-                    lo = mid;
-                else
-                    hi = mid - 1;
-            }
-            s = lo;
-        }
+        const int s = last_at_most(t->nsums, g, [&](int i) { return t->chunk_off[i]; });
         const EqcSumDesc &d = t->d[s];
         const long long first = (g - t->chunk_off[s]) * EQC_ORD_CHUNK;
         const int count = d.n - first < EQC_ORD_CHUNK ? (int)(d.n - first) : EQC_ORD_CHUNK;
@@ -803,18 +793,7 @@ ord_segments_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs,
     __shared__ EqOrdSegRun v[EQC_ORD_SEG];
     __shared__ int head[EQC_ORD_SEG + 1];
     const long long gidx = blockIdx.x;
-    int s = 0;
-    {
-        int lo = 0, hi = t->nsums - 1;
-        while (lo < hi) {
-            int mid = (lo + hi + 1) >> 1;
-            if (t->group_off[mid] <= gidx)
-                lo = mid;
-            else
-                hi = mid - 1;
-        }
-        s = lo;
-    }
+    const int s = last_at_most(t->nsums, gidx, [&](int i) { return t->group_off[i]; });
     const long long off = t->chunk_off[s], nch = t->chunk_off[s + 1] - off;
     const long long c0 = (gidx - t->group_off[s]) * EQC_ORD_SEG;
     const int j = threadIdx.x;
