@@ -567,25 +567,26 @@ static __device__ int split_chunk(const double *mine, double approx, int lane, E
 static __device__ __forceinline__ EqOrdRun chunk_run(const double *mine, int nt, int e,
                                                      int no_fast, int lane)
 {
-    /* Lanes of non-negative terms (every lane of SSIMULACRA2's sums): both
-     * parities' runs in double arithmetic, ties included
-     * (eq_ord_run_scaled; the 32 staged terms, those past the end +0.0,
-     * which add 0 and raise no flag). A lane with a negative or a large
-     * term (or an infinity, a NaN) takes the int64 one-term rule below. */
-    EqOrdRun pr = eq_ord_empty();
+    /* Lanes of non-negative terms (every lane of SSIMULACRA2's sums): the
+     * tie-free run in double arithmetic (eq_ord_run_scaled1; the 32 staged
+     * terms, those past the end +0.0, which add 0 and raise no flag); a
+     * lane with an exact half forms both parities' runs below. A lane with
+     * a negative or a large term (or an infinity, a NaN) takes the int64
+     * one-term rule. */
     int fl = EQ_ORD_SF_BIG;
+    double sd = 0.0, sf = 0.0;
     if (!no_fast && e >= EQ_ORD_SCALED_EMIN)
-        fl = eq_ord_run_scaled(mine, 32, eq_ord_scale(e), &pr);
+        fl = eq_ord_run_scaled1(mine, 32, eq_ord_scale(e), &sd, &sf);
     const bool scaled = !(fl & (EQ_ORD_SF_BIG | EQ_ORD_SF_NEG));
-    if (scaled && nt == 0)
-        pr = eq_ord_empty();
     LaneFast lf = { 0, EQ_ORD_POISON, -EQ_ORD_POISON, 0, 0 };
     if (scaled) {
-        /* formed above; the tie-free run is parity 0's */
+        /* the tie-free run (empty for a lane past the end) */
         lf.slow = (fl & EQ_ORD_SF_TIE) != 0;
-        lf.d = pr.d[0];
-        lf.lo = pr.lo[0];
-        lf.hi = pr.hi[0];
+        if (nt > 0) {
+            lf.d = (int64_t)sd;
+            lf.lo = (int64_t)sf;
+            lf.hi = lf.d;
+        }
     } else if (nt == 32) {
         /* unrolled: the terms' rules overlap, only the prefix is a chain */
 #pragma unroll
@@ -611,11 +612,14 @@ static __device__ __forceinline__ EqOrdRun chunk_run(const double *mine, int nt,
         r = eq_ord_run_from1(r1);
     } else {
         /* a tie somewhere in the chunk: the pair runs, composed by pairs;
-         * a scaled lane has its pair run already, a tie-free int64 lane
-         * writes its run as a pair, the others (and every lane with
-         * no_fast) compose the pair functions term by term */
+         * a scaled lane forms its pair run (eq_ord_run_scaled), a tie-free
+         * int64 lane writes its run as a pair, the others (and every lane
+         * with no_fast) compose the pair functions term by term */
         if (scaled && !no_fast) {
-            r = pr;
+            /* both parities in double arithmetic, ties included */
+            r = eq_ord_empty();
+            if (nt > 0)
+                (void)eq_ord_run_scaled(mine, 32, eq_ord_scale(e), &r);
         } else if (!lf.slow && !no_fast) {
             r = eq_ord_run_from1(r1);
         } else {

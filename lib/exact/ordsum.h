@@ -375,6 +375,47 @@ EQ_HD static inline int eq_ord_run_scaled(const double *x, int n, double scale, 
     return fl;
 }
 
+/*
+ * The tie-free run of n (0 <= n <= 32) non-negative terms under binade e
+ * (scale = eq_ord_scale(e)): eq_ord_run_scaled's parity-0 chain alone,
+ * with its flags raised more cheaply. *d is the increment total and *f the
+ * first increment (0 when n == 0), so that (d, f, d) is the single run
+ * (EqOrdRun1: lo = f, hi = d) whenever the result has no flag. Flags:
+ *   EQ_ORD_SF_TIE  some term is an exact half (then form the pair run with
+ *                  eq_ord_run_scaled)
+ *   EQ_ORD_SF_BIG  the total is not below 2^47 (every lane with a term of
+ *                  y >= 2^47, an infinity or a NaN, and possibly others)
+ *   EQ_ORD_SF_NEG  some term is below 0
+ * With no flag, (*d, *f) are eq_ord_run_scaled's d[0] and lo[0] and it
+ * raises no flag either (tests/lib/test_ordsum.c); with a flag they mean
+ * nothing. The device's chunk runs take this first: it needs neither the
+ * parities nor the alternative increment of each term.
+ */
+EQ_HD static inline int eq_ord_run_scaled1(const double *x, int n, double scale, double *d,
+                                           double *f)
+{
+    double sum = 0.0, first = 0.0;
+    int tie = 0, neg = 0, i;
+    for (i = 0; i < n; i++) {
+        double xi = x[i];
+        double y = xi * scale;
+        double r = (y + 0x1p52) - 0x1p52;
+        double diff = r - y;
+#if EQ_ORDSUM_MUTATION == 6
+        (void)diff; /* mutation: exact halves not recognised */
+#else
+        tie |= diff == 0.5 || diff == -0.5;
+#endif
+        neg |= xi < 0.0;
+        sum += r;
+        first = i == 0 ? r : first;
+    }
+    *d = sum;
+    *f = first;
+    return (tie ? EQ_ORD_SF_TIE : 0) | (!(sum < 0x1p47) ? EQ_ORD_SF_BIG : 0) |
+           (neg ? EQ_ORD_SF_NEG : 0);
+}
+
 /* In-order composition: a, then b. Associative, not commutative. The run
  * b starts at the parity a leaves: (p + a.d[p]) & 1. A parity whose prefix
  * range exceeds +-EQ_ORD_CAP is poisoned (it could never pass a check), so

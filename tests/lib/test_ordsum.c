@@ -87,7 +87,7 @@ static void fast_term(double x, int e)
                 poisoned ? " (poison)" : "");
 }
 
-static long scaled_clean, scaled_tie, scaled_big, scaled_mismatch;
+static long scaled_clean, scaled_tie, scaled_big, scaled_mismatch, scaled1_clean;
 
 /* eq_ord_run_scaled on the one term x against eq_ord_term: BIG whenever the
  * rule poisons, and only for a large term (y >= 2^47); NEG exactly for
@@ -114,6 +114,24 @@ static void scaled_term(double x, int e)
     else
         ok = ((f & EQ_ORD_SF_TIE) != 0) == (t.d[0] != t.d[1]) &&
              memcmp(&r, &t, sizeof r) == 0;
+    {
+        /* the single run: its flags as the pair's (BIG may also come from
+         * a total >= 2^47, here one term of y >= 2^47 - 1/2) */
+        double d1, f1;
+        int g = eq_ord_run_scaled1(&x, 1, eq_ord_scale(e), &d1, &f1);
+        if ((f | g) & EQ_ORD_SF_NEG) {
+            if ((f & EQ_ORD_SF_NEG) != (g & EQ_ORD_SF_NEG))
+                ok = 0; /* NEG exactly for x < 0 in both */
+        } else if (!(f & EQ_ORD_SF_BIG) && !(g & EQ_ORD_SF_BIG)) {
+            if (g != (f & EQ_ORD_SF_TIE))
+                ok = 0;
+            else if (g == 0 && ((int64_t)d1 != r.d[0] || (int64_t)f1 != r.lo[0]))
+                ok = 0;
+        } else if ((f & EQ_ORD_SF_BIG) && !(g & EQ_ORD_SF_BIG)) {
+            ok = 0; /* a large term must raise BIG (or NEG) there too */
+        }
+        scaled1_clean += g == 0;
+    }
     scaled_clean += f == 0;
     scaled_tie += (f & EQ_ORD_SF_TIE) != 0;
     scaled_big += (f & EQ_ORD_SF_BIG) != 0;
@@ -339,6 +357,19 @@ static int scaled_run(const double *x, int n, int e, const EqOrdRun *want)
     if (n > 32 || e < EQ_ORD_SCALED_EMIN)
         return 0;
     f = eq_ord_run_scaled(x, n, eq_ord_scale(e), &pr);
+    /* the tie-free single run (eq_ord_run_scaled1): with no flag, parity
+     * 0's total and first increment and no flag here either; a tie here is
+     * one there; a clean run here below 2^47 is clean there */
+    double d1, f1;
+    int g = eq_ord_run_scaled1(x, n, eq_ord_scale(e), &d1, &f1);
+    if (g == 0)
+        CHECK(f == 0 && (int64_t)d1 == pr.d[0] && (n == 0 || (int64_t)f1 == pr.lo[0]));
+    if ((f & EQ_ORD_SF_TIE) && !(f & (EQ_ORD_SF_BIG | EQ_ORD_SF_NEG)))
+        CHECK((g & (EQ_ORD_SF_TIE | EQ_ORD_SF_BIG)) != 0);
+    if (f == 0 && pr.d[0] < ((int64_t)1 << 47))
+        CHECK(g == 0);
+    CHECK(((g & EQ_ORD_SF_NEG) != 0) == ((f & EQ_ORD_SF_NEG) != 0));
+    scaled1_clean += g == 0;
     if (f & (EQ_ORD_SF_BIG | EQ_ORD_SF_NEG))
         return 0;
     CHECK(memcmp(&pr, want, sizeof pr) == 0);
@@ -851,6 +882,7 @@ int main(void)
     CHECK(scaled_mismatch == 0);
     CHECK(scaled_clean > term_samples / 4);
     CHECK(scaled_tie > term_samples / 20);
+    CHECK(scaled1_clean > term_samples / 4);
 
     composition(200000);
     pipeline();
