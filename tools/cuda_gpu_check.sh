@@ -85,6 +85,9 @@ for s in $steps; do
       #  again: with a reused plan, only chunks planned term by term are formed again
       #    (not those whose binade changed)
       #  specsum: the runs kernel's chunk sums (plan reused) form the sum's terms twice
+      #  walkrec: the walk reads every staged split chunk's pieces from the group's first record
+      #  walkgrp: the walk's group records read once at its start: each group takes its
+      #    neighbour's segment run
       mut() {
         local M=/tmp/eq-mut-$1; rm -rf $M /tmp/eq-mut-b-$1; mkdir -p $M
         tar --exclude=./build-cuda --exclude=./.git -cf - . | tar -xf - -C $M
@@ -101,7 +104,9 @@ for s in $steps; do
       mut prefetch 's/split_piece(mine, (p + 1) \& 31)/split_piece(mine, p \& 31)/'
       mut persum 's/\*j0 = (int)(local % t->gcount\[gi\]);/*j0 = 0;/'
       mut again 's/if (prev \&\& (e == EQ_ORD_NONE || e != prev\[off + c\]))/if (prev \&\& e == EQ_ORD_NONE)/'
-      mut specsum 's/chunk_sum_of(mine, EQC_TERM_X, lane, \&nonzero)/chunk_sum_of(mine, kind, lane, \&nonzero)/' ;;
+      mut specsum 's/chunk_sum_of(mine, EQC_TERM_X, lane, \&nonzero)/chunk_sum_of(mine, kind, lane, \&nonzero)/'
+      mut walkrec 's/sh.slot\[k\] = kept ? rank : -1;/sh.slot[k] = kept ? 0 : -1;/'
+      mut walkgrp 's/r = pre->r\[gi\];/r = pre->r[gi ^ 1];/' ;;
     bench) run bench 240 "$B/tools/bench_cuda" --frames 100 --warmup 10; cat "$OUT/bench.log" ;;
     upload) run upload 60 "$B/tools/bench_upload"; cat "$OUT/upload.log" ;;
     profile) run profile 300 ncu --clock-control none --metrics gpu__time_duration.sum --csv \

@@ -846,6 +846,18 @@ ord_segments_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs,
 
 #define EQC_SPLIT_POOL 4096
 
+/* The first EQC_WALK_GROUPS groups' records of the walk's sum, read once
+ * by the whole block when the walk starts (one round of loads instead of
+ * a dependent round for every 32 groups walk_groups takes). */
+#define EQC_WALK_GROUPS 128 /* SSIMULACRA2's largest sums at 4K: 127 */
+struct WalkGroups {
+    EqOrdRun r[EQC_WALK_GROUPS];
+    int e[EQC_WALK_GROUPS];
+    unsigned char kind[EQC_WALK_GROUPS];
+};
+
+#define EQC_WALK_SPLITS 8
+
 /* The records of the one group of EQC_ORD_SEG chunks the walk stages
  * (thread i stages chunk i of the group; every index is a chunk of it). */
 struct WalkShared {
@@ -855,6 +867,13 @@ struct WalkShared {
     int seg_len[EQC_ORD_SEG];
     unsigned char zero[EQC_ORD_SEG];
     int split[EQC_ORD_SEG];
+    WalkGroups groups;
+    /* the staged group's first EQC_WALK_SPLITS split records (chunk k's
+     * at recs[slot[k]], slot -1: read from the pool) */
+    EqCudaSplit recs[EQC_WALK_SPLITS];
+    int slot[EQC_ORD_SEG];
+    int rec_src[EQC_WALK_SPLITS];
+    int nrec;
     double s;
     long long next;
     int pos0;
@@ -911,29 +930,48 @@ static __device__ int split_walk(const EqCudaSplit *rec, double *x, int lane)
     return -1;
 }
 
-/* Warp 0 applies whole aligned segment groups from chunk `base` (a
- * multiple of EQC_ORD_SEG): lane j reads group j's record (its segment run
- * when one segment covers the group, or "every chunk zero"), then every
- * lane applies them in order (shuffles) until one is neither. Returns the
- * number of groups added; *x is exact after them. */
-static __device__ int walk_groups(const EqcSumTable *t, int s, long long base, long long nch,
-                                  const int *plan, const EqOrdRun *seg, const int *seg_len,
-                                  const unsigned char *gzero, double *x, int lane)
+/* A group's record for the walk: kind 1 (one segment covers the group: its
+ * run `r` under binade `e`), 2 (every chunk zero) or 0 (neither: walked
+ * chunk by chunk). */
+static __device__ __forceinline__ int group_record(const EqcSumTable *t, int s, long long gs,
+                                                   long long nch, const int *plan,
+                                                   const EqOrdRun *seg, const int *seg_len,
+                                                   const unsigned char *gzero, int *e,
+                                                   EqOrdRun *r)
 {
     const long long off = t->chunk_off[s];
+    const int glen = nch - gs < EQC_ORD_SEG ? (int)(nch - gs) : EQC_ORD_SEG;
+    if (gzero[t->group_off[s] + gs / EQC_ORD_SEG])
+        return 2;
+    *e = plan[off + gs];
+    if (*e != EQ_ORD_NONE && seg_len[off + gs] == glen) {
+        *r = seg[off + gs];
+        return 1;
+    }
+    return 0;
+}
+
+/* Warp 0 applies whole aligned segment groups from chunk `base` (a
+ * multiple of EQC_ORD_SEG): lane j takes group j's record (group_record;
+ * from `pre` for the first EQC_WALK_GROUPS groups), then every lane
+ * applies them in order (shuffles) until one is neither a segment nor
+ * zero chunks. Returns the number of groups added; *x is exact after them. */
+static __device__ int walk_groups(const EqcSumTable *t, int s, long long base, long long nch,
+                                  const int *plan, const EqOrdRun *seg, const int *seg_len,
+                                  const unsigned char *gzero, const WalkGroups *pre, double *x,
+                                  int lane)
+{
     const long long gs = base + (long long)lane * EQC_ORD_SEG;
+    const long long gi = gs / EQC_ORD_SEG;
     int kind = 0, e = EQ_ORD_NONE; /* kind 1: one segment, 2: zero chunks only */
     EqOrdRun r = eq_ord_empty();
     if (gs < nch) {
-        const int glen = nch - gs < EQC_ORD_SEG ? (int)(nch - gs) : EQC_ORD_SEG;
-        if (gzero[t->group_off[s] + gs / EQC_ORD_SEG]) {
-            kind = 2;
+        if (gi < EQC_WALK_GROUPS) {
+            kind = pre->kind[gi];
+            e = pre->e[gi];
+            r = pre->r[gi];
         } else {
-            e = plan[off + gs];
-            if (e != EQ_ORD_NONE && seg_len[off + gs] == glen) {
-                kind = 1;
-                r = seg[off + gs];
-            }
+            kind = group_record(t, s, gs, nch, plan, seg, seg_len, gzero, &e, &r);
         }
     }
     int j = 0;
@@ -957,7 +995,8 @@ static __device__ int walk_groups(const EqcSumTable *t, int s, long long base, l
 
 /* Per sum, the exact running sum from +0.0. Warp 0 first adds whole
  * aligned groups of EQC_ORD_SEG chunks (walk_groups: one segment run per
- * group, or a group of zero chunks), 32 groups' records loaded at once.
+ * group, or a group of zero chunks), the records of the sum's first
+ * EQC_WALK_GROUPS groups read by the block when it starts.
  * Where a group is neither (a chunk planned term by term, a plan that
  * changes inside it) or its check fails, the group is staged in shared
  * memory and walked chunk by chunk: segments and chunk runs with the
@@ -977,13 +1016,25 @@ ord_walk_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs,
     const int i = threadIdx.x;
     double sum = 0.0;
     static_assert(EQC_ORD_SEG <= EQC_ORD_LANES, "a thread per chunk of a group");
+    if (!none_plan) {
+        const long long ng = (nch + EQC_ORD_SEG - 1) / EQC_ORD_SEG;
+        for (int g = i; g < ng && g < EQC_WALK_GROUPS; g += EQC_ORD_LANES) {
+            int e = EQ_ORD_NONE;
+            EqOrdRun r = eq_ord_empty();
+            sh.groups.kind[g] = (unsigned char)group_record(
+                t, s, (long long)g * EQC_ORD_SEG, nch, plan, seg, seg_len, gzero, &e, &r);
+            sh.groups.e[g] = e;
+            sh.groups.r[g] = r;
+        }
+        __syncthreads();
+    }
     long long base = 0;
     while (base < nch) {
         if (!none_plan) {
             if (threadIdx.x < 32) {
                 double x = sum;
-                const int adv = walk_groups(t, s, base, nch, plan, seg, seg_len, gzero, &x,
-                                            threadIdx.x);
+                const int adv = walk_groups(t, s, base, nch, plan, seg, seg_len, gzero,
+                                            &sh.groups, &x, threadIdx.x);
                 if (threadIdx.x == 0) {
                     sh.s = x;
                     sh.next = adv;
@@ -1010,6 +1061,36 @@ ord_walk_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs,
             sh.split[i] = none_plan ? -1 : split_idx[j];
         }
         __syncthreads();
+        if (!none_plan) {
+            /* the group's split records (the first EQC_WALK_SPLITS of them,
+             * in chunk order) copied by the whole block at once, so that
+             * the walk does not wait for each record's load in turn */
+            if (threadIdx.x < 32) {
+                int cnt = 0;
+                for (int h = 0; h < nb; h += 32) {
+                    const int k = h + threadIdx.x;
+                    const bool has = k < nb && sh.split[k] >= 0;
+                    const unsigned m = __ballot_sync(0xffffffffu, has);
+                    const int rank = cnt + __popc(m & ((1u << threadIdx.x) - 1u));
+                    const bool kept = has && rank < EQC_WALK_SPLITS;
+                    if (k < nb)
+                        sh.slot[k] = kept ? rank : -1;
+                    if (kept)
+                        sh.rec_src[rank] = sh.split[k];
+                    cnt += __popc(m);
+                }
+                if (threadIdx.x == 0)
+                    sh.nrec = cnt < EQC_WALK_SPLITS ? cnt : EQC_WALK_SPLITS;
+            }
+            __syncthreads();
+            static_assert(sizeof(EqCudaSplit) % 8 == 0, "records copied in 8-byte words");
+            const int words = (int)(sizeof(EqCudaSplit) / 8);
+            for (int q = i; q < sh.nrec * words; q += EQC_ORD_LANES)
+                reinterpret_cast<unsigned long long *>(sh.recs)[q] =
+                    reinterpret_cast<const unsigned long long *>(pool +
+                                                                 sh.rec_src[q / words])[q % words];
+            __syncthreads();
+        }
         int c = 0;
         while (c < nb) {
             if (threadIdx.x < 32) {
@@ -1035,7 +1116,9 @@ ord_walk_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs,
                                 break;
                             k++;
                         } else if (sh.split[k] >= 0) {
-                            pos0 = split_walk(pool + sh.split[k], &x, lane);
+                            const int sl = sh.slot[k];
+                            pos0 = split_walk(sl >= 0 ? &sh.recs[sl] : pool + sh.split[k], &x,
+                                              lane);
                             if (lane == 0)
                                 atomicAdd(&counters[pos0 < 0 ? 1 : 2], 1);
                             if (pos0 >= 0)
