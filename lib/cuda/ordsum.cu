@@ -308,18 +308,20 @@ ord_chunk_sums_kernel(const EqcSumTable *t, double *chunk_sum, unsigned char *ze
  * advice) or, in tree mode, the tree total. With `prev` (the plan the chunk
  * runs were formed under, reused), each chunk whose plan is "term by term"
  * or differs from prev goes on `again` (counters[3] of them), for
- * ord_runs_again_kernel. */
-__global__ void __launch_bounds__(EQC_ORD_LANES)
+ * ord_runs_again_kernel. A block of LANES threads per sum, each taking a
+ * stretch of the chunks (plan_launch chooses LANES). */
+template <int LANES>
+__global__ void __launch_bounds__(LANES)
 ord_plan_kernel(const EqcSumTable *t, const double *chunk_sum, int *plan, double *approx,
                 double *out, int tree_mode, int *counters, const int *prev, int *again)
 {
-    __shared__ double part[EQC_ORD_LANES];
+    __shared__ double part[LANES];
     const int s = blockIdx.x;
     pdl_wait();
     if (!tree_mode && s == 0 && threadIdx.x < 3)
         counters[threadIdx.x] = 0; /* split records: made, applied, failed */
     const long long off = t->chunk_off[s], nch = t->chunk_off[s + 1] - off;
-    const long long per = (nch + EQC_ORD_LANES - 1) / EQC_ORD_LANES;
+    const long long per = (nch + LANES - 1) / LANES;
     const long long a = threadIdx.x * per, b = a + per < nch ? a + per : nch;
     double local = 0.0;
     for (long long c = a; c < b; c++)
@@ -327,7 +329,7 @@ ord_plan_kernel(const EqcSumTable *t, const double *chunk_sum, int *plan, double
     part[threadIdx.x] = local;
     __syncthreads();
     if (tree_mode) {
-        for (int k = EQC_ORD_LANES / 2; k > 0; k >>= 1) {
+        for (int k = LANES / 2; k > 0; k >>= 1) {
             if (threadIdx.x < k)
                 part[threadIdx.x] += part[threadIdx.x + k];
             __syncthreads();
@@ -337,7 +339,7 @@ ord_plan_kernel(const EqcSumTable *t, const double *chunk_sum, int *plan, double
         return;
     }
     /* exclusive scan of the thread totals (Hillis-Steele, advice only) */
-    for (int k = 1; k < EQC_ORD_LANES; k *= 2) {
+    for (int k = 1; k < LANES; k *= 2) {
         double o = threadIdx.x >= k ? part[threadIdx.x - k] : 0.0;
         __syncthreads();
         part[threadIdx.x] += o;
@@ -974,6 +976,36 @@ static __device__ int walk_groups(const EqcSumTable *t, int s, long long base, l
             kind = group_record(t, s, gs, nch, plan, seg, seg_len, gzero, &e, &r);
         }
     }
+    /* The longest prefix of lanes whose groups are zero chunks or one
+     * segment under one binade e0 (the first segment's): their runs
+     * composed in order (zero groups as the empty run; an inclusive scan
+     * across the lanes) and applied at once. Composition is associative
+     * and the composed run's lowest and highest prefixes are those of the
+     * runs one after another, so its check passes exactly when every one
+     * of theirs would, and gives the same sum. When it fails (or the
+     * prefix is shorter than 2) the groups go one by one below. */
+    const unsigned seg1 = __ballot_sync(0xffffffffu, kind == 1);
+    if (seg1) {
+        const int e0 = __shfl_sync(0xffffffffu, e, __ffs(seg1) - 1);
+        const unsigned ok = __ballot_sync(0xffffffffu, kind == 2 || (kind == 1 && e == e0));
+        const int len = ~ok ? __ffs(~ok) - 1 : 32;
+        if (len >= 2) {
+            EqOrdRun c = kind == 1 ? r : eq_ord_empty();
+            for (int k = 1; k < 32; k *= 2) {
+                const EqOrdRun o = eqc_shfl_up(c, k);
+                if (lane >= k)
+                    c = eq_ord_compose(o, c);
+            }
+            EqOrdRun all;
+            for (int q = 0; q < 2; q++) {
+                all.d[q] = __shfl_sync(0xffffffffu, c.d[q], len - 1);
+                all.lo[q] = __shfl_sync(0xffffffffu, c.lo[q], len - 1);
+                all.hi[q] = __shfl_sync(0xffffffffu, c.hi[q], len - 1);
+            }
+            if (eq_ord_apply(x, &all, e0))
+                return len;
+        }
+    }
     int j = 0;
     for (; j < 32; j++) {
         const int k = __shfl_sync(0xffffffffu, kind, j);
@@ -1183,6 +1215,23 @@ ord_walk_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs,
 
 /* ------------------------------------------------------------ launcher */
 
+/* ord_plan_kernel with a block of 256 threads, or of 1024 where a sum has
+ * more than 2048 chunks (SSIMULACRA2's scale 0 from 1080p: each thread's
+ * stretch of chunk sums, added and then planned one by one, is the
+ * kernel's latency; 8100 chunks at 4K took 30 us with 256). Tree mode
+ * keeps 256, the grouping of its tree total. */
+static cudaError_t plan_launch(long long most_chunks, int tree, cudaStream_t stream,
+                               const EqcSumTable *dt, int nsums, const double *chunk_sum,
+                               int *plan, double *approx, double *dout, int *counters,
+                               const int *prev, int *again)
+{
+    if (!tree && most_chunks > 2048)
+        return launch_pdl(ord_plan_kernel<1024>, (unsigned)nsums, 1024, stream, dt, chunk_sum,
+                          plan, approx, dout, tree, counters, prev, again);
+    return launch_pdl(ord_plan_kernel<EQC_ORD_LANES>, (unsigned)nsums, EQC_ORD_LANES, stream, dt,
+                      chunk_sum, plan, approx, dout, tree, counters, prev, again);
+}
+
 int eqc_sums_launch(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double *dout,
                     cudaStream_t stream)
 {
@@ -1211,7 +1260,7 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
     int err = 0;
     EqcSumTable *ht, *dt;
     EqcPlanKeep *keep;
-    long long total = 0, groups = 0;
+    long long total = 0, groups = 0, most_chunks = 0;
 
     if (nsums <= 0)
         return 0;
@@ -1232,6 +1281,7 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
         long long nch = (descs[i].n + EQC_ORD_CHUNK - 1) / EQC_ORD_CHUNK;
         if (nch == 0)
             nch = 1; /* an empty sum still has one (empty) chunk: the walk writes +0.0 */
+        most_chunks = nch > most_chunks ? nch : most_chunks;
         total += nch;
         groups += (nch + EQC_ORD_SEG - 1) / EQC_ORD_SEG;
     }
@@ -1313,8 +1363,8 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
                 counters, per_sum, chunk_sum);
             EQC_CHECK_LAUNCH(cuda, "ord_chunk_runs_kernel");
             EQC_CHECK(cuda, EQC_SITE_LAUNCH,
-                      launch_pdl(ord_plan_kernel, (unsigned)nsums, EQC_ORD_LANES, stream, dt,
-                                 chunk_sum, plan, approx, dout, 0, counters, prev, again));
+                      plan_launch(most_chunks, 0, stream, dt, nsums, chunk_sum, plan, approx,
+                                  dout, counters, prev, again));
             const long long most = (long long)cuda->sm_count * 4; /* one wave */
             EQC_CHECK(cuda, EQC_SITE_LAUNCH,
                       launch_pdl(ord_runs_again_kernel,
@@ -1327,9 +1377,8 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
                                                                   counters);
             EQC_CHECK_LAUNCH(cuda, "ord_chunk_sums_kernel");
             EQC_CHECK(cuda, EQC_SITE_LAUNCH,
-                      launch_pdl(ord_plan_kernel, (unsigned)nsums, EQC_ORD_LANES, stream, dt,
-                                 chunk_sum, plan, approx, dout, tree, counters,
-                                 (const int *)NULL, again));
+                      plan_launch(most_chunks, tree, stream, dt, nsums, chunk_sum, plan, approx,
+                                  dout, counters, (const int *)NULL, again));
             if (tree)
                 return 0;
             EQC_CHECK(cuda, EQC_SITE_LAUNCH,
