@@ -725,3 +725,11 @@ fail:
     (void)cudaGetLastError();
     return err;
 }
+
+/* EqCuda keeps its events together, fork_ev .. xyb_done_ev (common.cuh): an
+ * event added among them without its place in scorer_events and N_EVENTS
+ * stops the build here. (At the end of the file, so that no line number
+ * the error messages carry moves.) */
+static_assert(offsetof(EqCuda, xyb_done_ev) + sizeof(cudaEvent_t) - offsetof(EqCuda, fork_ev) ==
+                  N_EVENTS * sizeof(cudaEvent_t),
+              "scorer_events lists every event of EqCuda");

@@ -179,7 +179,7 @@ struct EqCuda {
     cudaStream_t stream;
     cudaStream_t aux;     /* a second stream for work beside `stream` */
     cudaStream_t aux2;    /* a third: SSIMULACRA2's scales 2.. */
-    cudaEvent_t fork_ev, join_ev, fork2_ev, join2_ev;
+    cudaEvent_t fork_ev, join_ev, fork2_ev, join2_ev; /* events: here to xyb_done_ev only */
     /* host frames: copied in `bands` bands of luma rows band_y[b] ..
      * band_y[b + 1] - 1 (even boundaries), band_ev[f][b] recorded on
      * `stream` once band b of frame f (0 ref, 1 dist) and the chroma rows
