@@ -108,7 +108,7 @@ for s in $steps; do
       mut specsum 's/chunk_sum_of(mine, EQC_TERM_X, lane, \&nonzero)/chunk_sum_of(mine, kind, lane, \&nonzero)/'
       mut walkrec 's/sh.slot\[k\] = kept ? rank : -1;/sh.slot[k] = kept ? 0 : -1;/'
       mut walkgrp 's/r = pre->r\[gi\];/r = pre->r[gi ^ 1];/'
-      mut walkcomp 's/all.d\[q\] = __shfl_sync(0xffffffffu, c.d\[q\], len - 1);/all.d[q] = __shfl_sync(0xffffffffu, c.d[q], len > 2 ? len - 2 : len - 1);/' ;;
+      mut walkcomp 's/eqc_shfl_run(c, len - 1)/eqc_shfl_run(c, len > 2 ? len - 2 : len - 1)/' ;;
     bench) run bench 240 "$B/tools/bench_cuda" --frames 100 --warmup 10; cat "$OUT/bench.log" ;;
     upload) run upload 60 "$B/tools/bench_upload"; cat "$OUT/upload.log" ;;
     profile) run profile 300 ncu --clock-control none --metrics gpu__time_duration.sum --csv \

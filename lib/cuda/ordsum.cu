@@ -905,11 +905,7 @@ static __device__ __forceinline__ SplitPieceRegs split_piece(const EqCudaSplitPi
     SplitPieceRegs o;
     o.e = __shfl_sync(0xffffffffu, mine.e, p);
     o.x = __shfl_sync(0xffffffffu, mine.x, p);
-    for (int q = 0; q < 2; q++) {
-        o.r.d[q] = __shfl_sync(0xffffffffu, mine.run.d[q], p);
-        o.r.lo[q] = __shfl_sync(0xffffffffu, mine.run.lo[q], p);
-        o.r.hi[q] = __shfl_sync(0xffffffffu, mine.run.hi[q], p);
-    }
+    o.r = eqc_shfl_run(mine.run, p);
     return o;
 }
 
@@ -996,12 +992,7 @@ static __device__ int walk_groups(const EqcSumTable *t, int s, long long base, l
                 if (lane >= k)
                     c = eq_ord_compose(o, c);
             }
-            EqOrdRun all;
-            for (int q = 0; q < 2; q++) {
-                all.d[q] = __shfl_sync(0xffffffffu, c.d[q], len - 1);
-                all.lo[q] = __shfl_sync(0xffffffffu, c.lo[q], len - 1);
-                all.hi[q] = __shfl_sync(0xffffffffu, c.hi[q], len - 1);
-            }
+            const EqOrdRun all = eqc_shfl_run(c, len - 1);
             if (eq_ord_apply(x, &all, e0))
                 return len;
         }
@@ -1013,12 +1004,7 @@ static __device__ int walk_groups(const EqcSumTable *t, int s, long long base, l
             continue; /* s + 0 == s (s is never -0.0) */
         if (k != 1)
             break;
-        EqOrdRun rr;
-        for (int q = 0; q < 2; q++) {
-            rr.d[q] = __shfl_sync(0xffffffffu, r.d[q], j);
-            rr.lo[q] = __shfl_sync(0xffffffffu, r.lo[q], j);
-            rr.hi[q] = __shfl_sync(0xffffffffu, r.hi[q], j);
-        }
+        const EqOrdRun rr = eqc_shfl_run(r, j);
         if (!eq_ord_apply(x, &rr, __shfl_sync(0xffffffffu, e, j)))
             break;
     }

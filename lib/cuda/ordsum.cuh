@@ -84,6 +84,18 @@ static __device__ __forceinline__ EqOrdRun eqc_shfl_down(const EqOrdRun &r, int 
     return o;
 }
 
+/* Lane j's run, on every lane. */
+static __device__ __forceinline__ EqOrdRun eqc_shfl_run(const EqOrdRun &r, int j)
+{
+    EqOrdRun o;
+    for (int p = 0; p < 2; p++) {
+        o.d[p] = __shfl_sync(0xffffffffu, r.d[p], j);
+        o.lo[p] = __shfl_sync(0xffffffffu, r.lo[p], j);
+        o.hi[p] = __shfl_sync(0xffffffffu, r.hi[p], j);
+    }
+    return o;
+}
+
 static __device__ __forceinline__ EqOrdRun eqc_shfl_up(const EqOrdRun &r, int k)
 {
     EqOrdRun o;

@@ -56,7 +56,8 @@
  *   1 tie always rounds up        2 binade check removed
  *   3 upper bound check removed   4 parity ignored in composition
  *   5 prefix minimum ignored (lower check on the end value only)
- *   6 eq_ord_term_fast and eq_ord_run_scaled do not recognise exact halves
+ *   6 eq_ord_term_fast and the scaled runs (eq_ord_round_scaled) do not
+ *     recognise exact halves
  */
 #ifndef EQ_EXACT_ORDSUM_H
 #define EQ_EXACT_ORDSUM_H
@@ -313,6 +314,25 @@ EQ_HD static inline double eq_ord_scale(int e)
     return eq_ord_from_bits((uint64_t)(1075 - e) << 52);
 }
 
+/* The rounding both scaled runs share: y (below 2^52; a negative y only
+ * in a run its NEG flag discards) to the nearest
+ * integer r, a half to the even one, as r = (y + 2^52) - 2^52 (*t: the sum
+ * y + 2^52, whose last bit is r's parity); *tie: y was an exact half
+ * (r - y = +-1/2, exact). */
+EQ_HD static inline double eq_ord_round_scaled(double y, double *t, unsigned *tie)
+{
+    *t = y + 0x1p52;
+    double r = *t - 0x1p52;
+    double diff = r - y;
+#if EQ_ORDSUM_MUTATION == 6
+    *tie = 0; /* mutation: exact halves not recognised */
+    (void)diff;
+#else
+    *tie = diff == 0.5 || diff == -0.5;
+#endif
+    return r;
+}
+
 /*
  * The run of n (0 <= n <= 32) terms x[0..n-1] under binade e
  * (scale = eq_ord_scale(e)) by the arithmetic above, for both
@@ -338,18 +358,11 @@ EQ_HD static inline int eq_ord_run_scaled(const double *x, int n, double scale, 
     int fl = 0, i;
     for (i = 0; i < n; i++) {
         double xi = x[i];
-        double y = (xi < 0.0 ? -xi : xi) * scale;
-        double t = y + 0x1p52;
-        double r = t - 0x1p52;
-        double diff = r - y;
+        double y = (xi < 0.0 ? -xi : xi) * scale, t;
+        unsigned tie;
+        double r = eq_ord_round_scaled(y, &t, &tie);
         double alt = (y + y) - r;
         unsigned pr = (unsigned)eq_ord_bits(t) & 1u;
-#if EQ_ORDSUM_MUTATION == 6
-        unsigned tie = 0; /* mutation: exact halves not recognised */
-        (void)diff;
-#else
-        unsigned tie = diff == 0.5 || diff == -0.5;
-#endif
         unsigned o0 = tie & par0, o1 = tie & par1;
         double r0 = o0 ? alt : r, r1 = o1 ? alt : r;
         par0 ^= pr ^ o0;
@@ -395,17 +408,13 @@ EQ_HD static inline int eq_ord_run_scaled1(const double *x, int n, double scale,
                                            double *f)
 {
     double sum = 0.0, first = 0.0;
-    int tie = 0, neg = 0, i;
+    unsigned tie = 0;
+    int neg = 0, i;
     for (i = 0; i < n; i++) {
-        double xi = x[i];
-        double y = xi * scale;
-        double r = (y + 0x1p52) - 0x1p52;
-        double diff = r - y;
-#if EQ_ORDSUM_MUTATION == 6
-        (void)diff; /* mutation: exact halves not recognised */
-#else
-        tie |= diff == 0.5 || diff == -0.5;
-#endif
+        double xi = x[i], t;
+        unsigned half;
+        double r = eq_ord_round_scaled(xi * scale, &t, &half);
+        tie |= half;
         neg |= xi < 0.0;
         sum += r;
         first = i == 0 ? r : first;
