@@ -73,38 +73,33 @@
 #define EQC_ORD_SEG 64
 #define EQC_ORD_WARPS (EQC_ORD_LANES / 32)
 
-static __device__ __forceinline__ EqOrdRun eqc_shfl_down(const EqOrdRun &r, int k)
+/* A run with each of its six int64 fields passed through f, a shuffle. */
+template <typename F>
+static __device__ __forceinline__ EqOrdRun eqc_shfl_each(const EqOrdRun &r, F f)
 {
     EqOrdRun o;
     for (int p = 0; p < 2; p++) {
-        o.d[p] = __shfl_down_sync(0xffffffffu, r.d[p], k);
-        o.lo[p] = __shfl_down_sync(0xffffffffu, r.lo[p], k);
-        o.hi[p] = __shfl_down_sync(0xffffffffu, r.hi[p], k);
+        o.d[p] = f(r.d[p]);
+        o.lo[p] = f(r.lo[p]);
+        o.hi[p] = f(r.hi[p]);
     }
     return o;
+}
+
+static __device__ __forceinline__ EqOrdRun eqc_shfl_down(const EqOrdRun &r, int k)
+{
+    return eqc_shfl_each(r, [k](int64_t v) { return __shfl_down_sync(0xffffffffu, v, k); });
 }
 
 /* Lane j's run, on every lane. */
 static __device__ __forceinline__ EqOrdRun eqc_shfl_run(const EqOrdRun &r, int j)
 {
-    EqOrdRun o;
-    for (int p = 0; p < 2; p++) {
-        o.d[p] = __shfl_sync(0xffffffffu, r.d[p], j);
-        o.lo[p] = __shfl_sync(0xffffffffu, r.lo[p], j);
-        o.hi[p] = __shfl_sync(0xffffffffu, r.hi[p], j);
-    }
-    return o;
+    return eqc_shfl_each(r, [j](int64_t v) { return __shfl_sync(0xffffffffu, v, j); });
 }
 
 static __device__ __forceinline__ EqOrdRun eqc_shfl_up(const EqOrdRun &r, int k)
 {
-    EqOrdRun o;
-    for (int p = 0; p < 2; p++) {
-        o.d[p] = __shfl_up_sync(0xffffffffu, r.d[p], k);
-        o.lo[p] = __shfl_up_sync(0xffffffffu, r.lo[p], k);
-        o.hi[p] = __shfl_up_sync(0xffffffffu, r.hi[p], k);
-    }
-    return o;
+    return eqc_shfl_each(r, [k](int64_t v) { return __shfl_up_sync(0xffffffffu, v, k); });
 }
 
 /* Inclusive ordered scan over the block's lanes (lane i gets the run of
