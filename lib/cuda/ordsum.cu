@@ -606,19 +606,14 @@ static __device__ __forceinline__ EqOrdRun chunk_run(const double *mine, int nt,
     }
     EqOrdRun r;
     if (!__any_sync(0xffffffffu, !scaled || lf.slow || no_fast)) {
-        /* every lane scaled and tie-free (SSIMULACRA2's sums): a lane's
-         * increments are >= 0, so its run is (d, first, d) and runs one
-         * after another compose to (sum of d, lane 0's first, sum of d)
-         * (lane 0 holds the chunk's first term; lanes past the end add 0):
-         * what the composition below gives, with a sum of doubles across
-         * the lanes instead of five steps of int64 triples. The totals are
-         * integers below 32 * 2^47, added exactly in any order. */
+        /* every lane scaled and tie-free (SSIMULACRA2's sums): the run is
+         * eq_ord_run_monotone's, from a warp sum of the lanes' totals
+         * (lanes past the end add 0) and lane 0's first increment, instead
+         * of the five steps of int64 triples below */
         double dsum = nt > 0 ? sd : 0.0;
         for (int k = 16; k >= 1; k >>= 1)
             dsum += __shfl_xor_sync(0xffffffffu, dsum, k);
-        const double f0 = __shfl_sync(0xffffffffu, sf, 0);
-        const EqOrdRun1 all = { (int64_t)dsum, (int64_t)f0, (int64_t)dsum };
-        r = eq_ord_run_from1(all);
+        r = eq_ord_run_monotone(dsum, __shfl_sync(0xffffffffu, sf, 0));
     } else if (!__any_sync(0xffffffffu, lf.slow | no_fast)) {
         for (int k = 1; k < 32; k *= 2) {
             EqOrdRun1 o = shfl_down1(r1, k);

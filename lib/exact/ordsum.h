@@ -563,6 +563,24 @@ EQ_HD static inline EqOrdRun eq_ord_run_from1(EqOrdRun1 a)
     return r;
 }
 
+/*
+ * The run of a chunk whose lanes (each up to 32 consecutive terms, lane 0
+ * holding the chunk's first) all raised no flag in eq_ord_run_scaled1:
+ * every increment is >= 0, so a lane's run is (d, f, d) and the lanes one
+ * after another compose to (sum of their d, lane 0's f, that sum), which is
+ * what eq_ord_compose1 over them gives. `total` is the sum of the lanes' d
+ * (integers below 2^52 for 32 lanes: exact in any order of adds), `first`
+ * lane 0's f. The device's chunk runs take it (lib/cuda/ordsum.cu).
+ */
+EQ_HD static inline EqOrdRun eq_ord_run_monotone(double total, double first)
+{
+    EqOrdRun1 a;
+    a.d = (int64_t)total;
+    a.lo = (int64_t)first;
+    a.hi = a.d;
+    return eq_ord_run_from1(a);
+}
+
 /* Applies run r, computed under the planned binade e, to the exact running
  * sum *s. Returns 1 and updates *s when the run provably reproduces the
  * loop: s is normal, its binade is e, and every running integer after a

@@ -451,11 +451,10 @@ static void composition(long rounds)
 }
 
 /*
- * The device's shortcut for a chunk of non-negative tie-free lanes
- * (lib/cuda/ordsum.cu, chunk_run): every increment is >= 0, so the chunk's
- * run is (sum of the lanes' totals, the first lane's first increment, that
- * sum), each lane's (total, first) from eq_ord_run_scaled1. Checked against
- * the definition: the one-term rule composed over the chunk's terms in order.
+ * eq_ord_run_monotone, the device's run of a chunk of non-negative
+ * tie-free lanes (lib/cuda/ordsum.cu, chunk_run), from the lanes' totals
+ * and lane 0's first increment by eq_ord_run_scaled1: checked against the
+ * definition, the one-term rule composed over the chunk's terms in order.
  */
 static void monotone_lanes(long rounds)
 {
@@ -481,8 +480,8 @@ static void monotone_lanes(long rounds)
             continue; /* a tie (rare here): the device composes pair runs */
         used++;
         {
-            EqOrdRun1 all = { (int64_t)total, (int64_t)first, (int64_t)total };
-            EqOrdRun want = eq_ord_run_terms(x, n, 1, e), got = eq_ord_run_from1(all);
+            EqOrdRun want = eq_ord_run_terms(x, n, 1, e);
+            EqOrdRun got = eq_ord_run_monotone(total, first);
             CHECK(memcmp(&want, &got, sizeof got) == 0);
         }
     }
