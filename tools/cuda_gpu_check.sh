@@ -91,6 +91,8 @@ for s in $steps; do
       #  walkcomp: the walk's composed groups leave out the last group of the prefix
       #  mono: a chunk of tie-free non-negative lanes takes lane 1's first increment
       #    (not lane 0's) as its run's lowest prefix
+      #  splitscan: a split record made by a block takes the scan total of the warp
+      #    before alone, not the composition of all the warps before
       mut() {
         local M=/tmp/eq-mut-$1; rm -rf $M /tmp/eq-mut-b-$1; mkdir -p $M
         tar --exclude=./build-cuda --exclude=./.git -cf - . | tar -xf - -C $M
@@ -111,7 +113,8 @@ for s in $steps; do
       mut walkrec 's/sh.slot\[k\] = kept ? rank : -1;/sh.slot[k] = kept ? 0 : -1;/'
       mut walkgrp 's/r = pre->r\[gi\];/r = pre->r[gi ^ 1];/'
       mut walkcomp 's/eqc_shfl_run(c, len - 1)/eqc_shfl_run(c, len > 2 ? len - 2 : len - 1)/'
-      mut mono 's/__shfl_sync(0xffffffffu, sf, 0)/__shfl_sync(0xffffffffu, sf, 1)/' ;;
+      mut mono 's/__shfl_sync(0xffffffffu, sf, 0)/__shfl_sync(0xffffffffu, sf, 1)/'
+      mut splitscan 's/                pre = op(pre, wtot\[j\]);/                pre = wtot[j];/' ;;
     bench) run bench 240 "$B/tools/bench_cuda" --frames 100 --warmup 10; cat "$OUT/bench.log" ;;
     upload) run upload 60 "$B/tools/bench_upload"; cat "$OUT/upload.log" ;;
     profile) run profile 300 ncu --clock-control none --metrics gpu__time_duration.sum --csv \

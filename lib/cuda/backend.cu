@@ -200,6 +200,9 @@ extern "C" int eq_cuda_open(EqCuda **out, const EqSettings *settings, const EqLo
                                                   : EQC_WALK_SCAN;
         const char *split = getenv(EQ_CUDA_SPLIT_ENV);
         cuda->walk_no_split = split && !strcmp(split, "off");
+        cuda->split_block = split && !strcmp(split, "block") ? 1
+                            : split && !strcmp(split, "warp") ? 0
+                                                               : -1;
         const char *runs = getenv(EQ_CUDA_RUNS_ENV);
         cuda->runs_per_sum = !runs || !*runs         ? -1
                              : !strcmp(runs, "group") ? 0

@@ -208,6 +208,8 @@ struct EqCuda {
     int runs_no_fast;     /* test: chunk runs without the tie-free fast path */
     int walk_mode;        /* failing chunks: EQC_WALK_* (EQ_CUDA_WALK_ENV) */
     int walk_no_split;    /* no split records (EQ_CUDA_SPLIT_ENV) */
+    int split_block;      /* split records formed again: 1 a block each, 0 a warp each,
+                             -1 by the launch's size (EQ_CUDA_SPLIT_ENV) */
     int runs_per_sum;     /* chunk runs: 1 a warp per chunk of each sum, 0 per plane group,
                              -1 by the launch's size (EQ_CUDA_RUNS_ENV) */
     int upload_bands;     /* bands for host frames, 0: by height (EQ_CUDA_BANDS_ENV) */

@@ -60,8 +60,13 @@ int eq_cuda_device_available(char *why, size_t why_size);
 #define EQ_CUDA_WALK_ENV "EXACTQUALITY_CUDA_WALK"
 #define EQ_CUDA_WALK_DEFAULT "seq"
 /* "off": no split records (EqCudaSplit below): every chunk planned term by
- * term goes to the walk's fallback, as before they existed (for
- * tools/bench_cuda to measure them; the same bits either way). */
+ * term goes to the walk's fallback, as before they existed. "warp" or
+ * "block": the records of the chunks formed again after a reused plan are
+ * made by one warp each, or by a block of 256 threads each (shorter
+ * chains, fewer chunks at once); by default by a block in launches of at
+ * most EQC_SPLIT_BLOCK_MAX chunks (lib/cuda/ordsum.cu: SSIM's, whose few
+ * split chunks are the kernel's latency), by a warp above. For
+ * tools/bench_cuda; the same bits every way. */
 #define EQ_CUDA_SPLIT_ENV "EXACTQUALITY_CUDA_SPLIT"
 /* The chunk runs kernel takes one warp per chunk of a plane group, which
  * forms the runs of all the group's sums in a row ("group"), or one warp
@@ -142,12 +147,16 @@ int eq_cuda_stage_s2_blur_terms(EqCuda *cuda, const double *x1, const double *x2
  * each sum (EQ_CUDA_RUNS_ENV), whatever the launch's size;
  * EQ_CUDA_STAGE_SUM_REUSE takes the plan of the stage's launch before, when
  * its layout was the same (EQ_CUDA_PLAN_ENV; without the flag the stage
- * plans afresh). */
+ * plans afresh); EQ_CUDA_STAGE_SUM_SPLIT_WARP and _SPLIT_BLOCK choose how
+ * the split records of the chunks formed again are made (EQ_CUDA_SPLIT_ENV),
+ * whatever the launch's size. */
 #define EQ_CUDA_STAGE_SUM_NONE_PLAN 1
 #define EQ_CUDA_STAGE_SUM_PAIRS 2
 #define EQ_CUDA_STAGE_SUM_RUNS_GROUP 4
 #define EQ_CUDA_STAGE_SUM_RUNS_SUM 8
 #define EQ_CUDA_STAGE_SUM_REUSE 16
+#define EQ_CUDA_STAGE_SUM_SPLIT_WARP 32  /* split records formed again: a warp each */
+#define EQ_CUDA_STAGE_SUM_SPLIT_BLOCK 64 /* ... a block each (default: by size) */
 typedef struct EqCudaSumCase {
     const double *x;
     size_t n;

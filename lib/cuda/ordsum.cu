@@ -119,6 +119,9 @@ static __device__ __forceinline__ void load_terms(const EqcSumDesc &d, long long
 
 #define RUNS_WARPS 4
 #define RUNS_ROW (32 + 1)
+#define SPLIT_NT 256 /* a block's threads on one split chunk (ord_runs_again_kernel) */
+/* launches of at most this many chunks split by a block (EQ_CUDA_SPLIT_ENV) */
+#define EQC_SPLIT_BLOCK_MAX 2048
 
 /* One warp's chunk of x (count >= 1 values) into its shared rows: 16
  * loads of a lane in flight at once (clamped index, no branch), twice;
@@ -428,41 +431,110 @@ static __device__ __forceinline__ EqOrdSegRun shfl_up_seg(const EqOrdSegRun &r, 
     return o;
 }
 
-/*
- * One warp splits its staged chunk (lane l: terms 32l .. 32l+31 at `mine`)
- * into pieces, with `approx` the approximate sum before the chunk (the
- * plan's prefix). The approximate prefix inside the chunk is advice (lane
- * totals, a warp scan); each non-zero term gets its code (split_code), a
- * piece starts at every crossing term and wherever the code changes. The
- * pieces' runs are composed across lanes by a segmented scan: a lane closes
- * the pieces that start and end in it, its first head closes the piece
- * open from the lanes before it (their carried run), lane 31 closes the
- * last one. Returns the record's index in the pool, or -1 (too many
- * pieces, pool full).
- */
-static __device__ int split_chunk(const double *mine, double approx, int lane, EqCudaSplit *pool,
-                                  int pool_cap, int *counters)
-{
-    double ls = 0.0;
-#pragma unroll
-    for (int k = 0; k < 32; k++)
-        ls += mine[k];
-    double inc = ls;
-    for (int o = 1; o < 32; o *= 2) {
-        const double t = __shfl_up_sync(0xffffffffu, inc, o);
-        if (lane >= o)
-            inc += t;
-    }
-    double ex = __shfl_up_sync(0xffffffffu, inc, 1);
-    const double base = approx + (lane ? ex : 0.0);
+/* The scratch of a split chunk formed by a whole block (split_chunk with
+ * NT > 32). */
+struct SplitShared {
+    double base[32];
+    EqOrdSegRun wseg[SPLIT_NT / 32];
+    int wint[SPLIT_NT / 32];
+    int np, slot;
+};
 
-    /* one pass over the lane's codes: those of its first and last non-zero
-     * terms, and the heads after its first one (a crossing term, or a code
-     * other than the one before) */
+/* Inclusive scan by the associative `op` over the NT threads that form a
+ * split chunk, in thread order (`up` the shuffle up of a T); *excl gets the
+ * exclusive value where *has (not for the first thread). NT == 32: one warp,
+ * no barrier; otherwise the block, through wtot (a T a warp), ending with a
+ * barrier. */
+template <int NT, typename T, typename Op, typename Up>
+static __device__ __forceinline__ T split_scan(T v, T *wtot, Op op, Up up, T *excl, bool *has)
+{
+    const int lane = threadIdx.x & 31, w = NT > 32 ? (int)(threadIdx.x >> 5) : 0;
+    T x = v;
+    for (int o = 1; o < 32; o *= 2) {
+        const T y = up(x, o);
+        if (lane >= o)
+            x = op(y, x);
+    }
+    T pre = x;
+    if (NT > 32) {
+        if (lane == 31)
+            wtot[w] = x;
+        __syncthreads();
+        if (w > 0) {
+            pre = wtot[0];
+            for (int j = 1; j < w; j++)
+                pre = op(pre, wtot[j]);
+            x = op(pre, x);
+        }
+        __syncthreads();
+    }
+    const T prev = up(x, 1);
+    *excl = lane ? prev : pre;
+    *has = lane > 0 || w > 0;
+    return x;
+}
+
+/*
+ * NT threads (one warp, or a block of SPLIT_NT) split a staged chunk (row
+ * l of `st`: terms 32l .. 32l+31) into pieces, with `approx` the
+ * approximate sum before the chunk (the plan's prefix). Thread i takes
+ * row i / (NT / 32), a stretch of 32 / (NT / 32) of its terms. The
+ * approximate prefix inside the chunk is advice: the rows' totals and a
+ * warp scan of them, then each term's add in its row, the same values
+ * whatever NT (so the same pieces). Each non-zero term gets its code
+ * (split_code); a piece starts at every crossing term and wherever the
+ * code changes. The pieces' runs are composed across threads by a
+ * segmented scan: a thread closes the pieces that start and end in it, its
+ * first head closes the piece open from the threads before it (their
+ * carried run), the last thread closes the last one. Returns the record's
+ * index in the pool, or -1 (too many pieces, pool full); with NT > 32 the
+ * whole block calls it and gets the same result.
+ */
+template <int NT>
+static __device__ int split_chunk(const double *st, double approx, EqCudaSplit *pool,
+                                  int pool_cap, int *counters, SplitShared *sh)
+{
+    constexpr int SUB = NT / 32, TPT = 32 / SUB; /* threads a row, terms a thread */
+    const int lane = threadIdx.x & 31, t = NT > 32 ? (int)threadIdx.x : lane;
+    const int row = t / SUB, q = t % SUB;
+    const auto upi = [](int v, int o) { return __shfl_up_sync(0xffffffffu, v, o); };
+
+    /* the approximate prefix before the thread's first term */
+    double base = 0.0;
+    if (NT == 32 || t < 32) {
+        const double *rp = st + lane * RUNS_ROW;
+        double ls = 0.0;
+#pragma unroll
+        for (int k = 0; k < 32; k++)
+            ls += rp[k];
+        double inc = ls;
+        for (int o = 1; o < 32; o *= 2) {
+            const double y = __shfl_up_sync(0xffffffffu, inc, o);
+            if (lane >= o)
+                inc += y;
+        }
+        const double ex = __shfl_up_sync(0xffffffffu, inc, 1);
+        base = approx + (lane ? ex : 0.0);
+        if (NT > 32)
+            sh->base[lane] = base;
+    }
+    if (NT > 32) {
+        __syncthreads();
+        base = sh->base[row];
+    }
+    const double *rowp = st + row * RUNS_ROW, *mine = rowp + q * TPT;
+    if (SUB > 1)
+        for (int k = 0; k < q * TPT; k++)
+            if (rowp[k] != 0.0)
+                base += rowp[k];
+
+    /* one pass over the thread's codes: those of its first and last
+     * non-zero terms, and the heads after its first one (a crossing term,
+     * or a code other than the one before) */
     int first = SPLIT_NOCODE, last = SPLIT_NOCODE, nh = 0;
     {
         double cur = base;
-        for (int k = 0; k < 32; k++) {
+        for (int k = 0; k < TPT; k++) {
             const double x = mine[k];
             if (x != 0.0) {
                 const int e = split_code(cur, x);
@@ -475,49 +547,60 @@ static __device__ int split_chunk(const double *mine, double approx, int lane, E
             }
         }
     }
-    /* the code of the last non-zero term of lanes 0 .. lane-1 */
-    for (int o = 1; o < 32; o *= 2) {
-        const int t = __shfl_up_sync(0xffffffffu, last, o);
-        if (lane >= o && last == SPLIT_NOCODE)
-            last = t;
-    }
-    const int last_all = __shfl_sync(0xffffffffu, last, 31);
-    int prev_in = __shfl_up_sync(0xffffffffu, last, 1);
-    if (lane == 0)
+    /* the code of the last non-zero term up to this thread, and before it */
+    int prev_in;
+    bool has;
+    const int last_all = split_scan<NT>(
+        last, sh ? sh->wint : nullptr,
+        [](int a, int b) { return b != SPLIT_NOCODE ? b : a; }, upi, &prev_in, &has);
+    if (!has)
         prev_in = SPLIT_NOCODE;
 
-    /* heads: how many pieces start in this lane (its first non-zero term
+    /* heads: how many pieces start in this thread (its first non-zero term
      * starts one when it crosses or its code is not prev_in), and before
      * it */
     nh += first != SPLIT_NOCODE && (first == EQ_CUDA_SPLIT_CROSS || first != prev_in);
-    int incn = nh;
-    for (int o = 1; o < 32; o *= 2) {
-        const int t = __shfl_up_sync(0xffffffffu, incn, o);
-        if (lane >= o)
-            incn += t;
+    int hx;
+    const int incn = split_scan<NT>(
+        nh, sh ? sh->wint : nullptr, [](int a, int b) { return a + b; }, upi, &hx, &has);
+    int np;
+    if (NT == 32) {
+        np = __shfl_sync(0xffffffffu, incn, 31);
+    } else {
+        if (t == NT - 1)
+            sh->np = incn;
+        __syncthreads();
+        np = sh->np;
     }
-    const int np = __shfl_sync(0xffffffffu, incn, 31), pb = incn - nh;
+    const int pb = incn - nh;
     if (np > EQ_CUDA_SPLIT_MAX)
         return -1;
     int slot = 0;
-    if (lane == 0)
-        slot = atomicAdd(&counters[0], 1);
-    slot = __shfl_sync(0xffffffffu, slot, 0);
+    if (NT == 32) {
+        if (lane == 0)
+            slot = atomicAdd(&counters[0], 1);
+        slot = __shfl_sync(0xffffffffu, slot, 0);
+    } else {
+        if (t == 0)
+            sh->slot = atomicAdd(&counters[0], 1);
+        __syncthreads();
+        slot = sh->slot;
+    }
     if (slot >= pool_cap)
         return -1;
     EqCudaSplit *rec = pool + slot;
-    if (lane == 0)
+    if (t == 0)
         rec->np = np;
 
     /* the pieces: runs of the stretches under their binades (the codes
-     * formed again, the same values: keeping them from the pass above, 32
-     * per lane, would cost this kernel registers or shared memory) */
+     * formed again, the same values: keeping them from the pass above
+     * would cost registers or shared memory) */
     EqOrdRun r = eq_ord_empty(), before_head = eq_ord_empty();
     int p = pb - 1, had_head = 0;
     {
         double cur = base;
         int c = prev_in;
-        for (int k = 0; k < 32; k++) {
+        for (int k = 0; k < TPT; k++) {
             const double x = mine[k];
             if (x == 0.0)
                 continue;
@@ -525,14 +608,14 @@ static __device__ int split_chunk(const double *mine, double approx, int lane, E
             if (code == EQ_CUDA_SPLIT_CROSS || code != c) {
                 if (had_head) {
                     if (c != EQ_CUDA_SPLIT_CROSS)
-                        rec->p[p].run = r; /* opened and closed in this lane */
+                        rec->p[p].run = r; /* opened and closed in this thread */
                 } else {
-                    before_head = r; /* closes the piece open before this lane */
+                    before_head = r; /* closes the piece open before this thread */
                 }
                 p++;
                 had_head = 1;
                 rec->p[p].e = code;
-                rec->p[p].start = lane * 32 + k;
+                rec->p[p].start = row * 32 + q * TPT + k;
                 rec->p[p].x = x;
                 r = eq_ord_empty();
             }
@@ -542,23 +625,20 @@ static __device__ int split_chunk(const double *mine, double approx, int lane, E
             cur += x;
         }
     }
-    EqOrdSegRun agg, incs;
+    EqOrdSegRun agg, exs;
     agg.run = r;
     agg.head = had_head;
-    incs = agg;
-    for (int o = 1; o < 32; o *= 2) {
-        const EqOrdSegRun t = shfl_up_seg(incs, o);
-        if (lane >= o)
-            incs = eq_ord_seg_combine(t, incs);
-    }
-    EqOrdSegRun exs = shfl_up_seg(incs, 1);
-    if (lane == 0) {
+    const EqOrdSegRun incs = split_scan<NT>(
+        agg, sh ? sh->wseg : nullptr,
+        [](const EqOrdSegRun &a, const EqOrdSegRun &b) { return eq_ord_seg_combine(a, b); },
+        [](const EqOrdSegRun &v, int o) { return shfl_up_seg(v, o); }, &exs, &has);
+    if (!has) {
         exs.run = eq_ord_empty();
         exs.head = 0;
     }
     if (had_head && pb >= 1 && prev_in != EQ_CUDA_SPLIT_CROSS)
         rec->p[pb - 1].run = eq_ord_compose(exs.run, before_head);
-    if (lane == 31 && np > 0 && last_all != EQ_CUDA_SPLIT_CROSS)
+    if (t == NT - 1 && np > 0 && last_all != EQ_CUDA_SPLIT_CROSS)
         rec->p[np - 1].run = incs.run;
     return slot;
 }
@@ -677,7 +757,8 @@ static __device__ __forceinline__ void chunk_result(const double *mine, int nt, 
     if (e == EQ_ORD_NONE) {
         int slot = -1;
         if (!zero[g] && pool_cap > 0)
-            slot = split_chunk(mine, approx[g], lane, pool, pool_cap, counters);
+            slot = split_chunk<32>(mine - lane * RUNS_ROW, approx[g], pool, pool_cap, counters,
+                                   nullptr);
         if (lane == 0) {
             runs[g] = eq_ord_poison();
             split_idx[g] = slot;
@@ -760,25 +841,74 @@ ord_chunk_runs_kernel(const EqcSumTable *t, const int *plan, EqOrdRun *runs, lon
 }
 
 /* After a reused plan: the chunks ord_plan_kernel put on `again`
- * (counters[3] of them), each formed again under its new plan, one warp
- * at a time, the grid's warps striding over the list. */
-__global__ void __launch_bounds__(32 * RUNS_WARPS, 4)
+ * (counters[3] of them), each formed again under its new plan, by one warp
+ * each, RUNS_WARPS warps of a block striding over the list. BLOCK: a chunk
+ * to split (planned term by term, not all zero) is taken by a whole block
+ * of SPLIT_NT threads instead, the blocks striding over the list first
+ * (the split's chains of codes and pushes an eighth of a warp's: the
+ * latency of launches with few chunks to split; launches with many keep a
+ * warp each, which forms more at once). */
+template <int BLOCK>
+__global__ void __launch_bounds__(BLOCK ? SPLIT_NT : 32 * RUNS_WARPS, BLOCK ? 2 : 4)
 ord_runs_again_kernel(const EqcSumTable *t, const int *plan, EqOrdRun *runs, int no_fast,
                       const double *approx, const unsigned char *zero, int *split_idx,
                       EqCudaSplit *pool, int pool_cap, int *counters, const int *again)
 {
+    static_assert(SPLIT_NT == EQC_ORD_LANES && SPLIT_NT >= 32 * RUNS_WARPS, "block sizes");
     __shared__ double stage[RUNS_WARPS][32 * RUNS_ROW];
+    __shared__ SplitShared sh;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     pdl_wait();
     const int n = counters[3];
+    /* the chunk to form again at list index i: sum, description, terms */
+    const auto item = [&](int i, long long *g, const EqcSumDesc **d, long long *first) {
+        *g = again[i];
+        const int s = last_at_most(t->nsums, *g, [&](int j) { return t->chunk_off[j]; });
+        *d = &t->d[s];
+        *first = (*g - t->chunk_off[s]) * EQC_ORD_CHUNK;
+        return (*d)->n - *first < EQC_ORD_CHUNK ? (int)((*d)->n - *first) : EQC_ORD_CHUNK;
+    };
+    const auto to_split = [&](long long g, int count) {
+        return count > 0 && plan[g] == EQ_ORD_NONE && !zero[g] && pool_cap > 0;
+    };
+    for (int i = blockIdx.x; BLOCK && i < n; i += gridDim.x) {
+        long long g, first;
+        const EqcSumDesc *d;
+        const int count = item(i, &g, &d, &first);
+        if (!to_split(g, count))
+            continue;
+        /* the block stages the chunk's terms in rows (as stage_chunk and
+         * rows_to_terms: value j at row j / 32, column j % 32) */
+        double v[EQC_ORD_TPL];
+#pragma unroll
+        for (int u = 0; u < EQC_ORD_TPL; u++) {
+            const int j = u * SPLIT_NT + threadIdx.x;
+            v[u] = d->x[(long long)(j < count ? j : count - 1) * d->stride + first * d->stride];
+            v[u] = j < count ? v[u] : 0.0;
+        }
+        terms_of<EQC_ORD_TPL>(d->kind, v);
+#pragma unroll
+        for (int u = 0; u < EQC_ORD_TPL; u++) {
+            const int j = u * SPLIT_NT + threadIdx.x;
+            stage[0][(j >> 5) * RUNS_ROW + (j & 31)] = v[u];
+        }
+        __syncthreads();
+        const int slot =
+            split_chunk<SPLIT_NT>(stage[0], approx[g], pool, pool_cap, counters, &sh);
+        if (threadIdx.x == 0) {
+            runs[g] = eq_ord_poison();
+            split_idx[g] = slot;
+        }
+        __syncthreads(); /* the rows are staged again for the next chunk */
+    }
+    if (warp >= RUNS_WARPS)
+        return;
     double *st = stage[warp];
     double *mine = st + lane * RUNS_ROW;
     for (int i = blockIdx.x * RUNS_WARPS + warp; i < n; i += gridDim.x * RUNS_WARPS) {
-        const long long g = again[i];
-        const int s = last_at_most(t->nsums, g, [&](int i) { return t->chunk_off[i]; });
-        const EqcSumDesc &d = t->d[s];
-        const long long first = (g - t->chunk_off[s]) * EQC_ORD_CHUNK;
-        const int count = d.n - first < EQC_ORD_CHUNK ? (int)(d.n - first) : EQC_ORD_CHUNK;
+        long long g, first;
+        const EqcSumDesc *d;
+        const int count = item(i, &g, &d, &first);
         if (count <= 0) {
             if (lane == 0) {
                 runs[g] = plan[g] == EQ_ORD_NONE ? eq_ord_poison() : eq_ord_empty();
@@ -786,46 +916,61 @@ ord_runs_again_kernel(const EqcSumTable *t, const int *plan, EqOrdRun *runs, int
             }
             continue;
         }
-        stage_chunk(d, first, count, st, lane);
-        rows_to_terms(mine, d.kind);
+        if (BLOCK && to_split(g, count))
+            continue;
+        stage_chunk(*d, first, count, st, lane);
+        rows_to_terms(mine, d->kind);
         chunk_result(mine, min(max(count - lane * 32, 0), 32), plan[g], g, no_fast, approx,
                      zero, runs, split_idx, pool, pool_cap, counters, lane);
         __syncwarp(); /* the rows are staged again for the next chunk */
     }
 }
 
-/* Per aligned group of EQC_ORD_SEG chunks of one sum: the segmented
+/* The segments' scratch of G aligned groups of EQC_ORD_SEG chunks. */
+template <int G>
+struct SegShared {
+    EqOrdSegRun v[G * EQC_ORD_SEG];
+    int head[G * (EQC_ORD_SEG + 1)];
+    int zero[G];
+};
+
+/* Per aligned group of EQC_ORD_SEG chunks of sum s: the segmented
  * inclusive scan of eq_ordsum_segment_runs() (eq_ord_seg_scan's pairing:
  * at step k every element j >= k takes eq_ord_seg_combine(v[j-k], v[j])),
- * and each segment's run, found at its last chunk, stored at its head.
- * Block g covers group g of the table. */
-__global__ void __launch_bounds__(EQC_ORD_SEG)
-ord_segments_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs,
-                    const unsigned char *zero, EqOrdRun *seg, int *seg_len,
-                    unsigned char *gzero)
+ * each segment's run, found at its last chunk, stored at its head, and the
+ * group's "every term zero" flag. The block's first G * EQC_ORD_SEG
+ * threads take the sum's groups g0 .. g0 + G - 1 (thread j: chunk j % SEG
+ * of group j / SEG), every thread of the block at its barriers. */
+template <int G>
+static __device__ __forceinline__ void segment_groups(const EqcSumTable *t, int s, long long g0,
+                                                      const int *plan, const EqOrdRun *runs,
+                                                      const unsigned char *zero, EqOrdRun *seg,
+                                                      int *seg_len, unsigned char *gzero,
+                                                      SegShared<G> *sh)
 {
-    pdl_wait();
-    __shared__ EqOrdSegRun v[EQC_ORD_SEG];
-    __shared__ int head[EQC_ORD_SEG + 1];
-    const long long gidx = blockIdx.x;
-    const int s = last_at_most(t->nsums, gidx, [&](int i) { return t->group_off[i]; });
     const long long off = t->chunk_off[s], nch = t->chunk_off[s + 1] - off;
-    const long long c0 = (gidx - t->group_off[s]) * EQC_ORD_SEG;
-    const int j = threadIdx.x;
-    const long long c = c0 + j;
-    const int n = nch - c0 < EQC_ORD_SEG ? (int)(nch - c0) : EQC_ORD_SEG;
+    const int tid = threadIdx.x, gl = tid / EQC_ORD_SEG, j = tid % EQC_ORD_SEG;
+    const long long c0 = (g0 + gl) * EQC_ORD_SEG, c = c0 + j;
+    const bool mine = tid < G * EQC_ORD_SEG && c0 < nch;
+    const int n = !mine ? 0 : nch - c0 < EQC_ORD_SEG ? (int)(nch - c0) : EQC_ORD_SEG;
+    EqOrdSegRun *v = sh->v + gl * EQC_ORD_SEG;
+    int *head = sh->head + gl * (EQC_ORD_SEG + 1);
     const int *p = plan + off;
 
+    if (tid < G)
+        sh->zero[tid] = 1;
+    __syncthreads();
     if (j < n) {
         v[j].run = runs[off + c];
         v[j].head = head[j] = eq_ord_segment_head(p, (int64_t)c, EQC_ORD_SEG);
+        if (!zero[off + c])
+            atomicAnd(&sh->zero[gl], 0);
     }
-    if (j == 0)
+    if (mine && j == 0)
         head[n] = 1;
-    /* the group's "every term zero" flag, for the walk's whole groups */
-    const int all_zero = __syncthreads_and(j < n ? zero[off + c] : 1);
-    if (j == 0)
-        gzero[gidx] = (unsigned char)all_zero;
+    __syncthreads();
+    if (mine && j == 0)
+        gzero[t->group_off[s] + g0 + gl] = (unsigned char)sh->zero[gl];
     for (int k = 1; k < EQC_ORD_SEG; k *= 2) {
         EqOrdSegRun nv;
         const int write = j < n && j >= k;
@@ -855,6 +1000,19 @@ ord_segments_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs,
     }
 }
 
+/* Block g covers group g of the table (segment_groups). */
+__global__ void __launch_bounds__(EQC_ORD_SEG)
+ord_segments_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs,
+                    const unsigned char *zero, EqOrdRun *seg, int *seg_len,
+                    unsigned char *gzero)
+{
+    __shared__ SegShared<1> sh;
+    pdl_wait();
+    const long long gidx = blockIdx.x;
+    const int s = last_at_most(t->nsums, gidx, [&](int i) { return t->group_off[i]; });
+    segment_groups<1>(t, s, gidx - t->group_off[s], plan, runs, zero, seg, seg_len, gzero, &sh);
+}
+
 #define EQC_SPLIT_POOL 4096
 
 /* The first EQC_WALK_GROUPS groups' records of the walk's sum, read once
@@ -868,6 +1026,13 @@ struct WalkGroups {
 };
 
 #define EQC_WALK_SPLITS 8
+
+/* Launches whose sums have at most this many groups of EQC_ORD_SEG chunks
+ * each (SSIM's: 127 chunks at 4K and 1080p, 174 at 576x324) have their
+ * segments formed by the walk's block before it walks (one group a
+ * EQC_ORD_SEG threads), not by ord_segments_kernel: a launch less, and
+ * the same records. */
+#define EQC_WALK_SEG_GROUPS (EQC_ORD_LANES / EQC_ORD_SEG)
 
 /* The records of the one group of EQC_ORD_SEG chunks the walk stages
  * (thread i stages chunk i of the group; every index is a chunk of it). */
@@ -891,6 +1056,7 @@ struct WalkShared {
     union {
         EqcExactShared ex;             /* the block's exact add */
         double terms[EQC_ORD_CHUNK];   /* EQC_WALK_SEQ */
+        SegShared<EQC_WALK_SEG_GROUPS> segs; /* the segments, formed first */
     };
 };
 
@@ -1028,16 +1194,26 @@ static __device__ int walk_groups(const EqcSumTable *t, int s, long long base, l
  * changes inside it) or its check fails, the group is staged in shared
  * memory and walked chunk by chunk: segments and chunk runs with the
  * checked apply, split records piece by piece, and a chunk that fails is
- * added exactly by the whole block from the failing term on. */
+ * added exactly by the whole block from the failing term on. With
+ * seg_here, the block forms the sum's segments first (segment_groups; the
+ * launch has no ord_segments_kernel). */
 __global__ void __launch_bounds__(EQC_ORD_LANES)
-ord_walk_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs,
-                const EqOrdRun *seg, const int *seg_len, const unsigned char *zero,
-                const unsigned char *gzero, const int *split_idx, const EqCudaSplit *pool,
-                int *counters, double *out, int none_plan, int walk)
+ord_walk_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs, EqOrdRun *seg,
+                int *seg_len, const unsigned char *zero, unsigned char *gzero,
+                const int *split_idx, const EqCudaSplit *pool,
+                int *counters, double *out, int none_plan, int walk, int seg_here)
 {
     __shared__ WalkShared sh;
     const int s = blockIdx.x;
     pdl_wait();
+    if (seg_here) {
+        /* the sum's segments (at most EQC_WALK_SEG_GROUPS groups), as
+         * ord_segments_kernel forms them; read back below from global
+         * memory, which this block's barrier makes visible to it */
+        segment_groups<EQC_WALK_SEG_GROUPS>(t, s, 0, plan, runs, zero, seg, seg_len, gzero,
+                                            &sh.segs);
+        __syncthreads();
+    }
     const EqcSumDesc d = t->d[s];
     const long long off = t->chunk_off[s], nch = t->chunk_off[s + 1] - off;
     const int i = threadIdx.x;
@@ -1361,11 +1537,19 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
                       plan_launch(most_chunks, 0, stream, dt, nsums, chunk_sum, plan, approx,
                                   dout, counters, prev, again));
             const long long most = (long long)cuda->sm_count * 4; /* one wave */
-            EQC_CHECK(cuda, EQC_SITE_LAUNCH,
-                      launch_pdl(ord_runs_again_kernel,
-                                 (unsigned)(rblocks < most ? rblocks : most), 32 * RUNS_WARPS,
-                                 stream, dt, plan, runs, cuda->runs_no_fast, approx, zero,
-                                 split_idx, pool, cap, counters, again));
+            const int block = cuda->split_block >= 0 ? cuda->split_block
+                                                     : total <= EQC_SPLIT_BLOCK_MAX;
+            const unsigned ablocks = (unsigned)(rblocks < most ? rblocks : most);
+            if (block)
+                EQC_CHECK(cuda, EQC_SITE_LAUNCH,
+                          launch_pdl(ord_runs_again_kernel<1>, ablocks, SPLIT_NT, stream, dt,
+                                     plan, runs, cuda->runs_no_fast, approx, zero, split_idx,
+                                     pool, cap, counters, again));
+            else
+                EQC_CHECK(cuda, EQC_SITE_LAUNCH,
+                          launch_pdl(ord_runs_again_kernel<0>, ablocks, 32 * RUNS_WARPS,
+                                     stream, dt, plan, runs, cuda->runs_no_fast, approx, zero,
+                                     split_idx, pool, cap, counters, again));
         } else {
             ord_chunk_sums_kernel<<<(unsigned)((gtotal + RUNS_WARPS - 1) / RUNS_WARPS),
                                     32 * RUNS_WARPS, 0, stream>>>(dt, chunk_sum, zero, gtotal,
@@ -1381,13 +1565,15 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
                                  plan, runs, rwarps, cuda->runs_no_fast, approx, zero,
                                  split_idx, pool, cap, counters, per_sum, chunk_sum));
         }
-        EQC_CHECK(cuda, EQC_SITE_LAUNCH,
-                  launch_pdl(ord_segments_kernel, (unsigned)groups, EQC_ORD_SEG, stream, dt, plan,
-                             runs, zero, seg, seg_len, gzero));
+        const int seg_here = most_chunks <= (long long)EQC_WALK_SEG_GROUPS * EQC_ORD_SEG;
+        if (!seg_here)
+            EQC_CHECK(cuda, EQC_SITE_LAUNCH,
+                      launch_pdl(ord_segments_kernel, (unsigned)groups, EQC_ORD_SEG, stream, dt,
+                                 plan, runs, zero, seg, seg_len, gzero));
         EQC_CHECK(cuda, EQC_SITE_LAUNCH,
                   launch_pdl(ord_walk_kernel, (unsigned)nsums, EQC_ORD_LANES, stream, dt, plan,
                              runs, seg, seg_len, zero, gzero, split_idx, pool, counters, dout,
-                             cuda->walk_none_plan, cuda->walk_mode));
+                             cuda->walk_none_plan, cuda->walk_mode, seg_here));
         /* kept for the slot's next launch */
         keep->cur = 1 - keep->cur;
         keep->valid = 1;
@@ -1419,7 +1605,7 @@ extern "C" int eq_cuda_stage_ordsum(EqCuda *cuda, const EqCudaSumCase *cases, in
     size_t total_terms = 0, off = 0;
     int err = 0;
     const int none_plan = flags & EQ_CUDA_STAGE_SUM_NONE_PLAN;
-    int runs_mode, reuse_mode;
+    int runs_mode, reuse_mode, split_mode;
 
     if (ncases <= 0 || ncases > EQC_MAX_SUMS)
         return EQ_ERR_INVALID_ARGUMENT;
@@ -1454,6 +1640,11 @@ extern "C" int eq_cuda_stage_ordsum(EqCuda *cuda, const EqCudaSumCase *cases, in
     cuda->runs_no_fast = !!(flags & EQ_CUDA_STAGE_SUM_PAIRS);
     runs_mode = cuda->runs_per_sum;
     reuse_mode = cuda->plan_reuse;
+    split_mode = cuda->split_block;
+    if (flags & EQ_CUDA_STAGE_SUM_SPLIT_WARP)
+        cuda->split_block = 0;
+    else if (flags & EQ_CUDA_STAGE_SUM_SPLIT_BLOCK)
+        cuda->split_block = 1;
     if (flags & EQ_CUDA_STAGE_SUM_RUNS_GROUP)
         cuda->runs_per_sum = 0;
     else if (flags & EQ_CUDA_STAGE_SUM_RUNS_SUM)
@@ -1464,6 +1655,7 @@ extern "C" int eq_cuda_stage_ordsum(EqCuda *cuda, const EqCudaSumCase *cases, in
     cuda->runs_no_fast = 0;
     cuda->runs_per_sum = runs_mode;
     cuda->plan_reuse = reuse_mode;
+    cuda->split_block = split_mode;
     if (err < 0)
         goto fail;
     EQC_CHECK(cuda, EQC_SITE_COPY,

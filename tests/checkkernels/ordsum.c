@@ -295,7 +295,11 @@ void ck_ordsum(CkContext *ck)
         }
         /* r 0: fast paths; 1: pair functions; 2: the plan of a launch of
          * other terms in the same layout (the terms times 1.5, launch 3)
-         * reused: its chunks formed again where the plans differ */
+         * reused: its chunks formed again where the plans differ, their
+         * split records made by a block each for odd kinds, by a warp each
+         * for even ones */
+        const int split_way =
+            kind & 1 ? EQ_CUDA_STAGE_SUM_SPLIT_BLOCK : EQ_CUDA_STAGE_SUM_SPLIT_WARP;
         EqCudaSumPartials part[4];
         double sums[4][16], none_sums[16];
         for (int r = 0; r < 4; r++) {
@@ -325,8 +329,8 @@ void ck_ordsum(CkContext *ck)
             }
             if (err >= 0)
                 err = eq_cuda_stage_ordsum(ck->cuda, cases, nc,
-                                           r == 1 ? EQ_CUDA_STAGE_SUM_PAIRS
-                                           : r == 2 ? EQ_CUDA_STAGE_SUM_REUSE
+                                           r == 1   ? EQ_CUDA_STAGE_SUM_PAIRS
+                                           : r == 2 ? EQ_CUDA_STAGE_SUM_REUSE | split_way
                                                     : 0,
                                            sums[r], &part[r]);
             if (err < 0) {
