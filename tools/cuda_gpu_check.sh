@@ -93,6 +93,7 @@ for s in $steps; do
       #    (not lane 0's) as its run's lowest prefix
       #  splitscan: a split record made by a block takes the scan total of the warp
       #    before alone, not the composition of all the warps before
+      #  segscan: a group's second warp of segment runs leaves out the first warp's
       mut() {
         local M=/tmp/eq-mut-$1; rm -rf $M /tmp/eq-mut-b-$1; mkdir -p $M
         tar --exclude=./build-cuda --exclude=./.git -cf - . | tar -xf - -C $M
@@ -114,7 +115,8 @@ for s in $steps; do
       mut walkgrp 's/r = pre->r\[gi\];/r = pre->r[gi ^ 1];/'
       mut walkcomp 's/eqc_shfl_run(c, len - 1)/eqc_shfl_run(c, len > 2 ? len - 2 : len - 1)/'
       mut mono 's/__shfl_sync(0xffffffffu, sf, 0)/__shfl_sync(0xffffffffu, sf, 1)/'
-      mut splitscan 's/                pre = op(pre, wtot\[j\]);/                pre = wtot[j];/' ;;
+      mut splitscan 's/                pre = op(pre, wtot\[j\]);/                pre = wtot[j];/'
+      mut segscan 's/        x = eq_ord_seg_combine(sh->first\[gl\], x);/        x = x;/' ;;
     bench) run bench 240 "$B/tools/bench_cuda" --frames 100 --warmup 10; cat "$OUT/bench.log" ;;
     upload) run upload 60 "$B/tools/bench_upload"; cat "$OUT/upload.log" ;;
     profile) run profile 300 ncu --clock-control none --metrics gpu__time_duration.sum --csv \

@@ -929,15 +929,17 @@ ord_runs_again_kernel(const EqcSumTable *t, const int *plan, EqOrdRun *runs, int
 /* The segments' scratch of G aligned groups of EQC_ORD_SEG chunks. */
 template <int G>
 struct SegShared {
-    EqOrdSegRun v[G * EQC_ORD_SEG];
+    EqOrdSegRun first[G]; /* the scan over a group's first warp */
     int head[G * (EQC_ORD_SEG + 1)];
     int zero[G];
 };
+static_assert(EQC_ORD_SEG == 64, "a group is two warps");
 
 /* Per aligned group of EQC_ORD_SEG chunks of sum s: the segmented
- * inclusive scan of eq_ordsum_segment_runs() (eq_ord_seg_scan's pairing:
- * at step k every element j >= k takes eq_ord_seg_combine(v[j-k], v[j])),
- * each segment's run, found at its last chunk, stored at its head, and the
+ * inclusive scan of eq_ordsum_segment_runs() (the same runs whatever the
+ * pairing: eq_ord_seg_combine is associative; here shuffles within each
+ * warp, then the group's first warp's total into its second), each
+ * segment's run, found at its last chunk, stored at its head, and the
  * group's "every term zero" flag. The block's first G * EQC_ORD_SEG
  * threads take the sum's groups g0 .. g0 + G - 1 (thread j: chunk j % SEG
  * of group j / SEG), every thread of the block at its barriers. */
@@ -950,37 +952,39 @@ static __device__ __forceinline__ void segment_groups(const EqcSumTable *t, int 
 {
     const long long off = t->chunk_off[s], nch = t->chunk_off[s + 1] - off;
     const int tid = threadIdx.x, gl = tid / EQC_ORD_SEG, j = tid % EQC_ORD_SEG;
+    const int lane = tid & 31;
     const long long c0 = (g0 + gl) * EQC_ORD_SEG, c = c0 + j;
     const bool mine = tid < G * EQC_ORD_SEG && c0 < nch;
     const int n = !mine ? 0 : nch - c0 < EQC_ORD_SEG ? (int)(nch - c0) : EQC_ORD_SEG;
-    EqOrdSegRun *v = sh->v + gl * EQC_ORD_SEG;
     int *head = sh->head + gl * (EQC_ORD_SEG + 1);
     const int *p = plan + off;
 
     if (tid < G)
         sh->zero[tid] = 1;
     __syncthreads();
+    EqOrdSegRun x;
+    x.run = eq_ord_empty();
+    x.head = 1; /* past the sum's end: read by no chunk of it */
     if (j < n) {
-        v[j].run = runs[off + c];
-        v[j].head = head[j] = eq_ord_segment_head(p, (int64_t)c, EQC_ORD_SEG);
+        x.run = runs[off + c];
+        x.head = head[j] = eq_ord_segment_head(p, (int64_t)c, EQC_ORD_SEG);
         if (!zero[off + c])
             atomicAnd(&sh->zero[gl], 0);
     }
     if (mine && j == 0)
         head[n] = 1;
+    for (int k = 1; k < 32; k *= 2) {
+        const EqOrdSegRun y = shfl_up_seg(x, k);
+        if (lane >= k)
+            x = eq_ord_seg_combine(y, x);
+    }
+    if (mine && j == 31)
+        sh->first[gl] = x;
     __syncthreads();
+    if (j >= 32 && j < n)
+        x = eq_ord_seg_combine(sh->first[gl], x);
     if (mine && j == 0)
         gzero[t->group_off[s] + g0 + gl] = (unsigned char)sh->zero[gl];
-    for (int k = 1; k < EQC_ORD_SEG; k *= 2) {
-        EqOrdSegRun nv;
-        const int write = j < n && j >= k;
-        if (write)
-            nv = eq_ord_seg_combine(v[j - k], v[j]);
-        __syncthreads();
-        if (write)
-            v[j] = nv;
-        __syncthreads();
-    }
     if (j < n) {
         seg_len[off + c] = 0;
         if (head[j + 1]) {
@@ -988,7 +992,7 @@ static __device__ __forceinline__ void segment_groups(const EqcSumTable *t, int 
             int h = j;
             while (!head[h])
                 h--;
-            seg[off + c0 + h] = v[j].run;
+            seg[off + c0 + h] = x.run;
         }
     }
     __syncthreads();
