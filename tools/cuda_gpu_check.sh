@@ -91,14 +91,16 @@ for s in $steps; do
       #  walkcomp: the walk's composed groups leave out the last group of the prefix
       #  mono: a chunk of tie-free non-negative lanes takes lane 1's first increment
       #    (not lane 0's) as its run's lowest prefix
-      #  splitscan: a split record made by a block takes the scan total of the warp
-      #    before alone, not the composition of all the warps before
+      #  splitscan: eqc_scan over a block (split records made by a block, the walk's
+      #    block scans) takes the total of the warp before alone, not the
+      #    composition of all the warps before
       #  segscan: a group's second warp of segment runs leaves out the first warp's
       mut() {
         local M=/tmp/eq-mut-$1; rm -rf $M /tmp/eq-mut-b-$1; mkdir -p $M
         tar --exclude=./build-cuda --exclude=./.git -cf - . | tar -xf - -C $M
-        sed -i "$2" $M/lib/cuda/ordsum.cu
-        cmp -s lib/cuda/ordsum.cu $M/lib/cuda/ordsum.cu && { echo "mutation $1 did not apply"; return 1; }
+        sed -i "$2" $M/lib/cuda/ordsum.cu $M/lib/cuda/ordsum.cuh
+        cmp -s lib/cuda/ordsum.cu $M/lib/cuda/ordsum.cu && cmp -s lib/cuda/ordsum.cuh $M/lib/cuda/ordsum.cuh &&
+          { echo "mutation $1 did not apply"; return 1; }
         (cd $M && meson setup /tmp/eq-mut-b-$1 -Dgst=disabled -Dcuda=enabled --buildtype=release > /dev/null && ninja -C /tmp/eq-mut-b-$1 tests/checkkernels/checkkernels > /dev/null) || return 1
         run mutation-$1 120 /tmp/eq-mut-b-$1/tests/checkkernels/checkkernels --seed "$SEED" --only ordsum
         echo "mutation $1 rc (must be 1): $?"

@@ -123,38 +123,50 @@ static __device__ __forceinline__ void load_terms(const EqcSumDesc &d, long long
 /* launches of at most this many chunks split by a block (EQ_CUDA_SPLIT_ENV) */
 #define EQC_SPLIT_BLOCK_MAX 2048
 
-/* One warp's chunk of x (count >= 1 values) into its shared rows: 16
- * loads of a lane in flight at once (clamped index, no branch), twice;
- * values past the end are 0.0. Lane l then finds the chunk's values
- * 32l .. 32l+31 at st + l * RUNS_ROW (rows of 33 doubles: the stores and
- * the lanes' reads are free of bank conflicts). The sums of a plane group
- * form their terms from these values (lane_terms). */
+/* A chunk of x (count >= 1 values) into shared rows by NT threads (a warp,
+ * or the block's first NT threads), each value as the term of `kind`
+ * (terms_of; X: as it is): 16 loads of a thread in flight at once (clamped
+ * index, no branch), as often as it takes; values past the end are 0.0.
+ * Value i lands at row i / 32, column i % 32: lane l of a warp then finds
+ * the chunk's values 32l .. 32l+31 at st + l * RUNS_ROW (rows of 33
+ * doubles: the stores and the lanes' reads are free of bank conflicts).
+ * The sums of a plane group form their terms from these values
+ * (rows_to_terms). Ends with the threads' barrier. */
+template <int NT = 32>
 static __device__ __forceinline__ void stage_chunk(const EqcSumDesc &d, long long first,
-                                                   int count, double *st, int lane)
+                                                   int count, double *st, int tid,
+                                                   int kind = EQC_TERM_X)
 {
+    constexpr int PER = EQC_ORD_CHUNK / NT, B = PER < 16 ? PER : 16;
     const double *x = d.x + first * d.stride;
     const bool whole = count == EQC_ORD_CHUNK && d.stride == 1;
 #pragma unroll
-    for (int h = 0; h < 32; h += 16) {
-        double raw[16];
+    for (int h = 0; h < PER; h += B) {
+        double raw[B];
         if (whole) {
             /* a whole chunk of contiguous terms: constant offsets */
 #pragma unroll
-            for (int j = 0; j < 16; j++)
-                raw[j] = x[(h + j) * 32 + lane];
+            for (int j = 0; j < B; j++)
+                raw[j] = x[(h + j) * NT + tid];
         } else {
 #pragma unroll
-            for (int j = 0; j < 16; j++) {
-                const int i = (h + j) * 32 + lane;
+            for (int j = 0; j < B; j++) {
+                const int i = (h + j) * NT + tid;
                 raw[j] = x[(long long)(i < count ? i : count - 1) * d.stride];
                 raw[j] = i < count ? raw[j] : 0.0;
             }
         }
+        terms_of<B>(kind, raw);
 #pragma unroll
-        for (int j = 0; j < 16; j++)
-            st[(h + j) * RUNS_ROW + lane] = raw[j];
+        for (int j = 0; j < B; j++) {
+            const int i = (h + j) * NT + tid;
+            st[NT == 32 ? (h + j) * RUNS_ROW + tid : (i >> 5) * RUNS_ROW + (i & 31)] = raw[j];
+        }
     }
-    __syncwarp();
+    if (NT == 32)
+        __syncwarp();
+    else
+        __syncthreads();
 }
 
 /* Warp G's plane group, its chunk c and the chunk's count of values
@@ -423,56 +435,14 @@ static __device__ __forceinline__ int split_code(double cur, double x)
     return e == EQ_ORD_NONE ? EQ_CUDA_SPLIT_CROSS : e;
 }
 
-static __device__ __forceinline__ EqOrdSegRun shfl_up_seg(const EqOrdSegRun &r, int k)
-{
-    EqOrdSegRun o;
-    o.run = eqc_shfl_up(r.run, k);
-    o.head = __shfl_up_sync(0xffffffffu, r.head, k);
-    return o;
-}
-
 /* The scratch of a split chunk formed by a whole block (split_chunk with
  * NT > 32). */
 struct SplitShared {
     double base[32];
     EqOrdSegRun wseg[SPLIT_NT / 32];
     int wint[SPLIT_NT / 32];
-    int np, slot;
+    int slot;
 };
-
-/* Inclusive scan by the associative `op` over the NT threads that form a
- * split chunk, in thread order (`up` the shuffle up of a T); *excl gets the
- * exclusive value where *has (not for the first thread). NT == 32: one warp,
- * no barrier; otherwise the block, through wtot (a T a warp), ending with a
- * barrier. */
-template <int NT, typename T, typename Op, typename Up>
-static __device__ __forceinline__ T split_scan(T v, T *wtot, Op op, Up up, T *excl, bool *has)
-{
-    const int lane = threadIdx.x & 31, w = NT > 32 ? (int)(threadIdx.x >> 5) : 0;
-    T x = v;
-    for (int o = 1; o < 32; o *= 2) {
-        const T y = up(x, o);
-        if (lane >= o)
-            x = op(y, x);
-    }
-    T pre = x;
-    if (NT > 32) {
-        if (lane == 31)
-            wtot[w] = x;
-        __syncthreads();
-        if (w > 0) {
-            pre = wtot[0];
-            for (int j = 1; j < w; j++)
-                pre = op(pre, wtot[j]);
-            x = op(pre, x);
-        }
-        __syncthreads();
-    }
-    const T prev = up(x, 1);
-    *excl = lane ? prev : pre;
-    *has = lane > 0 || w > 0;
-    return x;
-}
 
 /*
  * NT threads (one warp, or a block of SPLIT_NT) split a staged chunk (row
@@ -550,7 +520,7 @@ static __device__ int split_chunk(const double *st, double approx, EqCudaSplit *
     /* the code of the last non-zero term up to this thread, and before it */
     int prev_in;
     bool has;
-    const int last_all = split_scan<NT>(
+    const int last_all = eqc_scan<NT>(
         last, sh ? sh->wint : nullptr,
         [](int a, int b) { return b != SPLIT_NOCODE ? b : a; }, upi, &prev_in, &has);
     if (!has)
@@ -560,18 +530,12 @@ static __device__ int split_chunk(const double *st, double approx, EqCudaSplit *
      * starts one when it crosses or its code is not prev_in), and before
      * it */
     nh += first != SPLIT_NOCODE && (first == EQ_CUDA_SPLIT_CROSS || first != prev_in);
-    int hx;
-    const int incn = split_scan<NT>(
-        nh, sh ? sh->wint : nullptr, [](int a, int b) { return a + b; }, upi, &hx, &has);
-    int np;
-    if (NT == 32) {
+    int hx, np = 0;
+    const int incn = eqc_scan<NT>(
+        nh, sh ? sh->wint : nullptr, [](int a, int b) { return a + b; }, upi, &hx, &has,
+        NT > 32 ? &np : nullptr);
+    if (NT == 32)
         np = __shfl_sync(0xffffffffu, incn, 31);
-    } else {
-        if (t == NT - 1)
-            sh->np = incn;
-        __syncthreads();
-        np = sh->np;
-    }
     const int pb = incn - nh;
     if (np > EQ_CUDA_SPLIT_MAX)
         return -1;
@@ -628,10 +592,10 @@ static __device__ int split_chunk(const double *st, double approx, EqCudaSplit *
     EqOrdSegRun agg, exs;
     agg.run = r;
     agg.head = had_head;
-    const EqOrdSegRun incs = split_scan<NT>(
+    const EqOrdSegRun incs = eqc_scan<NT>(
         agg, sh ? sh->wseg : nullptr,
         [](const EqOrdSegRun &a, const EqOrdSegRun &b) { return eq_ord_seg_combine(a, b); },
-        [](const EqOrdSegRun &v, int o) { return shfl_up_seg(v, o); }, &exs, &has);
+        [](const EqOrdSegRun &v, int o) { return eqc_shfl_up_seg(v, o); }, &exs, &has);
     if (!has) {
         exs.run = eq_ord_empty();
         exs.head = 0;
@@ -877,22 +841,7 @@ ord_runs_again_kernel(const EqcSumTable *t, const int *plan, EqOrdRun *runs, int
         const int count = item(i, &g, &d, &first);
         if (!to_split(g, count))
             continue;
-        /* the block stages the chunk's terms in rows (as stage_chunk and
-         * rows_to_terms: value j at row j / 32, column j % 32) */
-        double v[EQC_ORD_TPL];
-#pragma unroll
-        for (int u = 0; u < EQC_ORD_TPL; u++) {
-            const int j = u * SPLIT_NT + threadIdx.x;
-            v[u] = d->x[(long long)(j < count ? j : count - 1) * d->stride + first * d->stride];
-            v[u] = j < count ? v[u] : 0.0;
-        }
-        terms_of<EQC_ORD_TPL>(d->kind, v);
-#pragma unroll
-        for (int u = 0; u < EQC_ORD_TPL; u++) {
-            const int j = u * SPLIT_NT + threadIdx.x;
-            stage[0][(j >> 5) * RUNS_ROW + (j & 31)] = v[u];
-        }
-        __syncthreads();
+        stage_chunk<SPLIT_NT>(*d, first, count, stage[0], threadIdx.x, d->kind);
         const int slot =
             split_chunk<SPLIT_NT>(stage[0], approx[g], pool, pool_cap, counters, &sh);
         if (threadIdx.x == 0) {
@@ -974,7 +923,7 @@ static __device__ __forceinline__ void segment_groups(const EqcSumTable *t, int 
     if (mine && j == 0)
         head[n] = 1;
     for (int k = 1; k < 32; k *= 2) {
-        const EqOrdSegRun y = shfl_up_seg(x, k);
+        const EqOrdSegRun y = eqc_shfl_up_seg(x, k);
         if (lane >= k)
             x = eq_ord_seg_combine(y, x);
     }

@@ -102,30 +102,61 @@ static __device__ __forceinline__ EqOrdRun eqc_shfl_up(const EqOrdRun &r, int k)
     return eqc_shfl_each(r, [k](int64_t v) { return __shfl_up_sync(0xffffffffu, v, k); });
 }
 
+/* Inclusive scan by the associative `op` over NT threads in thread order
+ * (`up` the shuffle up of a T): NT == 32 within each warp, without a
+ * barrier; otherwise over the block's first NT / 32 warps through wtot (a T
+ * a warp), ending with a barrier (every thread of the block calls it).
+ * *excl gets the exclusive value where *has (not for the first thread);
+ * `all` (NT > 32), when given, the value over all NT threads, in every
+ * thread. */
+template <int NT, typename T, typename Op, typename Up>
+static __device__ __forceinline__ T eqc_scan(T v, T *wtot, Op op, Up up, T *excl, bool *has,
+                                             T *all = nullptr)
+{
+    const int lane = threadIdx.x & 31, w = NT > 32 ? (int)(threadIdx.x >> 5) : 0;
+    T x = v;
+    for (int o = 1; o < 32; o *= 2) {
+        const T y = up(x, o);
+        if (lane >= o)
+            x = op(y, x);
+    }
+    T pre = x;
+    if (NT > 32) {
+        if (lane == 31)
+            wtot[w] = x;
+        __syncthreads();
+        if (w > 0) {
+            pre = wtot[0];
+            for (int j = 1; j < w; j++)
+                pre = op(pre, wtot[j]);
+            x = op(pre, x);
+        }
+        if (all) {
+            *all = wtot[0];
+            for (int j = 1; j < NT / 32; j++)
+                *all = op(*all, wtot[j]);
+        }
+        __syncthreads();
+    }
+    const T prev = up(x, 1);
+    *excl = lane ? prev : pre;
+    *has = lane > 0 || w > 0;
+    return x;
+}
+
 /* Inclusive ordered scan over the block's lanes (lane i gets the run of
  * lanes 0..i); `excl` gets lanes 0..i-1 (empty for lane 0). `sh` holds
  * EQC_ORD_WARPS runs. Any grouping: composition is associative. */
 static __device__ __forceinline__ EqOrdRun eqc_block_scan(EqOrdRun r, EqOrdRun *excl,
                                                           EqOrdRun *sh)
 {
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    for (int k = 1; k < 32; k *= 2) {
-        EqOrdRun o = eqc_shfl_up(r, k);
-        if (lane >= k)
-            r = eq_ord_compose(o, r);
-    }
-    if (lane == 31)
-        sh[warp] = r;
-    __syncthreads();
-    EqOrdRun before = eq_ord_empty();
-    for (int w = 0; w < warp; w++)
-        before = eq_ord_compose(before, sh[w]);
-    EqOrdRun in_warp_excl = eqc_shfl_up(r, 1);
-    if (lane == 0)
-        in_warp_excl = eq_ord_empty();
-    *excl = eq_ord_compose(before, in_warp_excl);
-    __syncthreads();
-    return eq_ord_compose(before, r);
+    bool has;
+    const EqOrdRun inc = eqc_scan<EQC_ORD_LANES>(
+        r, sh, [](const EqOrdRun &a, const EqOrdRun &b) { return eq_ord_compose(a, b); },
+        [](const EqOrdRun &v, int k) { return eqc_shfl_up(v, k); }, excl, &has);
+    if (!has)
+        *excl = eq_ord_empty();
+    return inc;
 }
 
 #define EQC_PLAN_MAX_SEGS 64
@@ -156,73 +187,43 @@ static __device__ __forceinline__ EqOrdSegRun eqc_shfl_up_seg(const EqOrdSegRun 
     return o;
 }
 
-/* Exclusive block scans (thread order) of a double (advice only), an int,
- * and a segmented run (eq_ord_seg_combine). Each ends with a barrier. */
+/* Exclusive block scans (thread order, eqc_scan) of a double (advice
+ * only), an int (with the block's total) and a segmented run
+ * (eq_ord_seg_combine). Each ends with a barrier. */
 static __device__ __forceinline__ double eqc_block_excl_dsum(double x, EqcExactShared *sh)
 {
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    double inc = x;
-    for (int k = 1; k < 32; k *= 2) {
-        double o = __shfl_up_sync(0xffffffffu, inc, k);
-        if (lane >= k)
-            inc += o;
-    }
-    if (lane == 31)
-        sh->dwarp[warp] = inc;
-    __syncthreads();
-    double before = 0.0;
-    for (int w = 0; w < warp; w++)
-        before += sh->dwarp[w];
-    __syncthreads();
-    return before + (inc - x);
+    double ex;
+    bool has;
+    (void)eqc_scan<EQC_ORD_LANES>(
+        x, sh->dwarp, [](double a, double b) { return a + b; },
+        [](double v, int k) { return __shfl_up_sync(0xffffffffu, v, k); }, &ex, &has);
+    return has ? ex : 0.0;
 }
 
 static __device__ __forceinline__ int eqc_block_excl_isum(int x, int *total, EqcExactShared *sh)
 {
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    int inc = x;
-    for (int k = 1; k < 32; k *= 2) {
-        int o = __shfl_up_sync(0xffffffffu, inc, k);
-        if (lane >= k)
-            inc += o;
-    }
-    if (lane == 31)
-        sh->iwarp[warp] = inc;
-    __syncthreads();
-    int before = 0, all = 0;
-    for (int w = 0; w < EQC_ORD_WARPS; w++) {
-        if (w < warp)
-            before += sh->iwarp[w];
-        all += sh->iwarp[w];
-    }
-    *total = all;
-    __syncthreads();
-    return before + inc - x;
+    int ex;
+    bool has;
+    (void)eqc_scan<EQC_ORD_LANES>(
+        x, sh->iwarp, [](int a, int b) { return a + b; },
+        [](int v, int k) { return __shfl_up_sync(0xffffffffu, v, k); }, &ex, &has, total);
+    return has ? ex : 0;
 }
 
 static __device__ __forceinline__ EqOrdSegRun eqc_block_excl_seg(EqOrdSegRun x,
                                                                EqcExactShared *sh)
 {
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    EqOrdSegRun inc = x;
-    for (int k = 1; k < 32; k *= 2) {
-        EqOrdSegRun o = eqc_shfl_up_seg(inc, k);
-        if (lane >= k)
-            inc = eq_ord_seg_combine(o, inc);
+    EqOrdSegRun ex;
+    bool has;
+    (void)eqc_scan<EQC_ORD_LANES>(
+        x, sh->swarp,
+        [](const EqOrdSegRun &a, const EqOrdSegRun &b) { return eq_ord_seg_combine(a, b); },
+        [](const EqOrdSegRun &v, int k) { return eqc_shfl_up_seg(v, k); }, &ex, &has);
+    if (!has) {
+        ex.run = eq_ord_empty();
+        ex.head = 0;
     }
-    EqOrdSegRun ex = eqc_shfl_up_seg(inc, 1);
-    if (lane == 31)
-        sh->swarp[warp] = inc;
-    __syncthreads();
-    EqOrdSegRun before;
-    before.run = eq_ord_empty();
-    before.head = 0;
-    for (int w = 0; w < warp; w++)
-        before = eq_ord_seg_combine(before, sh->swarp[w]);
-    if (lane > 0)
-        before = eq_ord_seg_combine(before, ex);
-    __syncthreads();
-    return before;
+    return ex;
 }
 
 /*
