@@ -80,7 +80,8 @@ for s in $steps; do
       #  carry: a split record's stretch loses the run carried from the lanes before
       #  restage: sums of one plane never stage x again (DETAIL formed from ARTIFACT4)
       #  seq: the walk's fallback skips the failing term
-      #  prefetch: the split walk's next piece is the current one again
+      #  prefetch: the split walk's next piece is the current one again (its second
+      #    pass, after a failed check: EQ_CUDA_STAGE_SUM_LIE)
       #  persum: every warp of a per-sum runs launch forms the group's first sum
       #  again: with a reused plan, only chunks planned term by term are formed again
       #    (not those whose binade changed)
@@ -95,6 +96,12 @@ for s in $steps; do
       #    block scans) takes the total of the warp before alone, not the
       #    composition of all the warps before
       #  segscan: a group's second warp of segment runs leaves out the first warp's
+      #  smallseg: the same in the walk of small launches (ord_walk_small_kernel)
+      #  smallhead: that walk stores each segment's run at its last chunk, not its head
+      #  smallrec: that walk reads every kept split record from the sum's first
+      #  fastwalk: the split walk's first pass drops the crossing pieces' terms
+      #  fastok: the split walk's first pass takes its pieces without their checks
+      #    (red through EQ_CUDA_STAGE_SUM_LIE's poisoned pieces)
       mut() {
         local M=/tmp/eq-mut-$1; rm -rf $M /tmp/eq-mut-b-$1; mkdir -p $M
         tar --exclude=./build-cuda --exclude=./.git -cf - . | tar -xf - -C $M
@@ -118,7 +125,12 @@ for s in $steps; do
       mut walkcomp 's/eqc_shfl_run(c, len - 1)/eqc_shfl_run(c, len > 2 ? len - 2 : len - 1)/'
       mut mono 's/__shfl_sync(0xffffffffu, sf, 0)/__shfl_sync(0xffffffffu, sf, 1)/'
       mut splitscan 's/                pre = op(pre, wtot\[j\]);/                pre = wtot[j];/'
-      mut segscan 's/        x = eq_ord_seg_combine(sh->first\[gl\], x);/        x = x;/' ;;
+      mut segscan 's/        x = eq_ord_seg_combine(sh->first\[gl\], x);/        x = x;/'
+      mut smallseg 's/        x = eq_ord_seg_combine(sh.first\[g\], x);/        x = x;/'
+      mut smallhead 's/const int h = 63 - __clzll((long long)(gh \& upto));/const int h = j;/'
+      mut smallrec 's/sh.slot\[c\] = (signed char)(kept ? rank : -1);/sh.slot[c] = (signed char)(kept ? 0 : -1);/'
+      mut fastwalk 's/y = cross ? plain : run_sum;/y = cross ? y : run_sum;/'
+      mut fastok 's/ok \&= cross | good;/ok \&= 1;/' ;;
     bench) run bench 240 "$B/tools/bench_cuda" --frames 100 --warmup 10; cat "$OUT/bench.log" ;;
     upload) run upload 60 "$B/tools/bench_upload"; cat "$OUT/upload.log" ;;
     profile) run profile 300 ncu --clock-control none --metrics gpu__time_duration.sum --csv \

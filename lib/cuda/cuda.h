@@ -149,7 +149,10 @@ int eq_cuda_stage_s2_blur_terms(EqCuda *cuda, const double *x1, const double *x2
  * its layout was the same (EQ_CUDA_PLAN_ENV; without the flag the stage
  * plans afresh); EQ_CUDA_STAGE_SUM_SPLIT_WARP and _SPLIT_BLOCK choose how
  * the split records of the chunks formed again are made (EQ_CUDA_SPLIT_ENV),
- * whatever the launch's size. */
+ * whatever the launch's size; EQ_CUDA_STAGE_SUM_LIE has the walk take the
+ * middle run piece of every split record for a poisoned run, which fails
+ * its check, so that the block adds the rest of the chunk (the same bits,
+ * split_failed counting them). */
 #define EQ_CUDA_STAGE_SUM_NONE_PLAN 1
 #define EQ_CUDA_STAGE_SUM_PAIRS 2
 #define EQ_CUDA_STAGE_SUM_RUNS_GROUP 4
@@ -157,6 +160,7 @@ int eq_cuda_stage_s2_blur_terms(EqCuda *cuda, const double *x1, const double *x2
 #define EQ_CUDA_STAGE_SUM_REUSE 16
 #define EQ_CUDA_STAGE_SUM_SPLIT_WARP 32  /* split records formed again: a warp each */
 #define EQ_CUDA_STAGE_SUM_SPLIT_BLOCK 64 /* ... a block each (default: by size) */
+#define EQ_CUDA_STAGE_SUM_LIE 128
 typedef struct EqCudaSumCase {
     const double *x;
     size_t n;

@@ -980,13 +980,6 @@ struct WalkGroups {
 
 #define EQC_WALK_SPLITS 8
 
-/* Launches whose sums have at most this many groups of EQC_ORD_SEG chunks
- * each (SSIM's: 127 chunks at 4K and 1080p, 174 at 576x324) have their
- * segments formed by the walk's block before it walks (one group a
- * EQC_ORD_SEG threads), not by ord_segments_kernel: a launch less, and
- * the same records. */
-#define EQC_WALK_SEG_GROUPS (EQC_ORD_LANES / EQC_ORD_SEG)
-
 /* The records of the one group of EQC_ORD_SEG chunks the walk stages
  * (thread i stages chunk i of the group; every index is a chunk of it). */
 struct WalkShared {
@@ -1009,24 +1002,34 @@ struct WalkShared {
     union {
         EqcExactShared ex;             /* the block's exact add */
         double terms[EQC_ORD_CHUNK];   /* EQC_WALK_SEQ */
-        SegShared<EQC_WALK_SEG_GROUPS> segs; /* the segments, formed first */
     };
 };
 
 /* Warp 0 applies the pieces of a split chunk to the exact sum *x (every
- * lane the same arithmetic on the same values): lane p loads piece p (one
- * load latency for the record, np <= 32), the pieces then reach all lanes
- * by shuffles, in order, piece p + 1's while piece p is applied (the
- * shuffles do not depend on the sum, so that only the applies form the
- * chain). Returns -1 when every piece was added; otherwise the start of the
- * first piece whose check failed, *x then being the exact sum of the terms
- * before it. */
+ * lane the same arithmetic on the same values). First every piece in turn
+ * with the check formed but not branched on (eq_ord_apply_try; a crossing
+ * piece's plain add taken by a select), the loads of the pieces free of
+ * the chain: when every check passed, that is the sum. Otherwise the
+ * pieces again, each checked before the next: lane p loads piece p, the
+ * pieces reach all lanes by shuffles, in order, piece p + 1's while piece
+ * p is applied. Returns -1 when every piece was added; otherwise the start
+ * of the first piece whose check failed, *x then being the exact sum of
+ * the terms before it. `lie` (tests only, EQ_CUDA_STAGE_SUM_LIE): the
+ * walk takes the middle run piece for a poisoned run (eq_ord_poison: a run
+ * that fails every check, and adds nothing), so that its check fails and
+ * the block adds the rest of the chunk, with the same bits; a walk that
+ * skipped the check would lose the piece's terms. */
 static_assert(EQ_CUDA_SPLIT_MAX <= 32, "one piece per lane");
 struct SplitPieceRegs {
     EqOrdRun r;
     double x;
     int e;
 };
+
+static __device__ __forceinline__ EqOrdRun piece_run(const EqOrdRun &r, int p, int np, int lie)
+{
+    return lie && p == np / 2 ? eq_ord_poison() : r;
+}
 
 static __device__ __forceinline__ SplitPieceRegs split_piece(const EqCudaSplitPiece &mine, int p)
 {
@@ -1037,18 +1040,37 @@ static __device__ __forceinline__ SplitPieceRegs split_piece(const EqCudaSplitPi
     return o;
 }
 
-static __device__ int split_walk(const EqCudaSplit *rec, double *x, int lane)
+static __device__ int split_walk(const EqCudaSplit *rec, double *x, int lane, int lie)
 {
     const int np = rec->np;
+    double y = *x;
+    int ok = 1;
+#pragma unroll 4
+    for (int p = 0; p < np; p++) {
+        const EqCudaSplitPiece *q = &rec->p[p];
+        const int e = q->e;
+        const EqOrdRun run = piece_run(q->run, p, np, lie);
+        double run_sum;
+        const int good = eq_ord_apply_try(y, &run, e, &run_sum);
+        const double plain = y + q->x;
+        const bool cross = e == EQ_CUDA_SPLIT_CROSS;
+        ok &= cross | good;
+        y = cross ? plain : run_sum;
+    }
+    if (ok) {
+        *x = y;
+        return -1;
+    }
     EqCudaSplitPiece mine = {};
     if (lane < np)
         mine = rec->p[lane];
     SplitPieceRegs cur = split_piece(mine, 0);
     for (int p = 0; p < np; p++) {
         const SplitPieceRegs next = split_piece(mine, (p + 1) & 31); /* unused past np */
+        const EqOrdRun run = piece_run(cur.r, p, np, lie);
         if (cur.e == EQ_CUDA_SPLIT_CROSS) {
             *x = *x + cur.x; /* the loop's own add */
-        } else if (!eq_ord_apply(x, &cur.r, cur.e)) {
+        } else if (!eq_ord_apply(x, &run, cur.e)) {
             return __shfl_sync(0xffffffffu, mine.start, p);
         }
         cur = next;
@@ -1139,6 +1161,38 @@ static __device__ int walk_groups(const EqcSumTable *t, int s, long long base, l
     return j;
 }
 
+/* The walk's fallback: the block adds terms pos0.. of chunk c of sum d to
+ * the exact running sum, in index order (EQC_WALK_SEQ: the loop's own
+ * adds by one thread; else eqc_block_exact_add). Every thread of the block
+ * calls it; every thread gets the new sum. */
+static __device__ double walk_rest(const EqcSumDesc &d, long long c, double sum, int pos0,
+                                   int walk, double *terms, EqcExactShared *ex, double *s_sh)
+{
+    double v[EQC_ORD_TPL];
+    int nt;
+    load_terms(d, c, v, &nt);
+    (void)nt;
+    const long long first = c * EQC_ORD_CHUNK;
+    const int count = d.n - first < EQC_ORD_CHUNK ? (int)(d.n - first) : EQC_ORD_CHUNK;
+    if (walk != EQC_WALK_SEQ)
+        return eqc_block_exact_add(sum, v, count, ex, walk == EQC_WALK_PLAN, pos0);
+#pragma unroll
+    for (int j = 0; j < EQC_ORD_TPL; j++)
+        terms[threadIdx.x * EQC_ORD_TPL + j] = v[j];
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        double x = sum;
+#pragma unroll 8
+        for (int k = pos0; k < count; k++)
+            x += terms[k];
+        *s_sh = x;
+    }
+    __syncthreads();
+    sum = *s_sh;
+    __syncthreads();
+    return sum;
+}
+
 /* Per sum, the exact running sum from +0.0. Warp 0 first adds whole
  * aligned groups of EQC_ORD_SEG chunks (walk_groups: one segment run per
  * group, or a group of zero chunks), the records of the sum's first
@@ -1147,26 +1201,16 @@ static __device__ int walk_groups(const EqcSumTable *t, int s, long long base, l
  * changes inside it) or its check fails, the group is staged in shared
  * memory and walked chunk by chunk: segments and chunk runs with the
  * checked apply, split records piece by piece, and a chunk that fails is
- * added exactly by the whole block from the failing term on. With
- * seg_here, the block forms the sum's segments first (segment_groups; the
- * launch has no ord_segments_kernel). */
+ * added exactly by the whole block from the failing term on. */
 __global__ void __launch_bounds__(EQC_ORD_LANES)
-ord_walk_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs, EqOrdRun *seg,
-                int *seg_len, const unsigned char *zero, unsigned char *gzero,
+ord_walk_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs, const EqOrdRun *seg,
+                const int *seg_len, const unsigned char *zero, const unsigned char *gzero,
                 const int *split_idx, const EqCudaSplit *pool,
-                int *counters, double *out, int none_plan, int walk, int seg_here)
+                int *counters, double *out, int none_plan, int walk, int lie)
 {
     __shared__ WalkShared sh;
     const int s = blockIdx.x;
     pdl_wait();
-    if (seg_here) {
-        /* the sum's segments (at most EQC_WALK_SEG_GROUPS groups), as
-         * ord_segments_kernel forms them; read back below from global
-         * memory, which this block's barrier makes visible to it */
-        segment_groups<EQC_WALK_SEG_GROUPS>(t, s, 0, plan, runs, zero, seg, seg_len, gzero,
-                                            &sh.segs);
-        __syncthreads();
-    }
     const EqcSumDesc d = t->d[s];
     const long long off = t->chunk_off[s], nch = t->chunk_off[s + 1] - off;
     const int i = threadIdx.x;
@@ -1274,7 +1318,7 @@ ord_walk_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs, EqO
                         } else if (sh.split[k] >= 0) {
                             const int sl = sh.slot[k];
                             pos0 = split_walk(sl >= 0 ? &sh.recs[sl] : pool + sh.split[k], &x,
-                                              lane);
+                                              lane, lie);
                             if (lane == 0)
                                 atomicAdd(&counters[pos0 < 0 ? 1 : 2], 1);
                             if (pos0 >= 0)
@@ -1300,31 +1344,7 @@ ord_walk_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs, EqO
             const int pos0 = sh.pos0;
             __syncthreads();
             if (c < nb) {
-                double v[EQC_ORD_TPL];
-                int nt;
-                load_terms(d, base + c, v, &nt);
-                long long first = (base + c) * EQC_ORD_CHUNK;
-                int count = d.n - first < EQC_ORD_CHUNK ? (int)(d.n - first) : EQC_ORD_CHUNK;
-                (void)nt;
-                if (walk == EQC_WALK_SEQ) {
-                    /* the loop's own adds, in order, by one thread */
-#pragma unroll
-                    for (int j = 0; j < EQC_ORD_TPL; j++)
-                        sh.terms[i * EQC_ORD_TPL + j] = v[j];
-                    __syncthreads();
-                    if (i == 0) {
-                        double x = sum;
-#pragma unroll 8
-                        for (int k = pos0; k < count; k++)
-                            x += sh.terms[k];
-                        sh.s = x;
-                    }
-                    __syncthreads();
-                    sum = sh.s;
-                    __syncthreads();
-                } else {
-                    sum = eqc_block_exact_add(sum, v, count, &sh.ex, walk == EQC_WALK_PLAN, pos0);
-                }
+                sum = walk_rest(d, base + c, sum, pos0, walk, sh.terms, &sh.ex, &sh.s);
                 c++;
                 /* a chunk inside a segment that failed: the rest of the
                  * segment's chunks are tried one by one (seg_len 0 there) */
@@ -1334,6 +1354,197 @@ ord_walk_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs, EqO
         base += nb;
     }
     if (threadIdx.x == 0)
+        out[d.out] = sum;
+}
+
+/* Launches whose sums have at most EQC_ORD_LANES chunks each (SSIM's:
+ * 127 chunks at 4K and 1080p, 174 at 576x324) walk by ord_walk_small_kernel:
+ * a block per sum, thread c holding chunk c. The block forms the sum's
+ * segments itself (the records ord_segments_kernel forms, written out as
+ * it writes them) and keeps what the walk reads in shared memory: the
+ * segments' runs at their heads, the chunks' plans, zero flags and split
+ * slots, and the sum's first EQC_SMALL_SPLITS split records. Nothing is
+ * read back from global memory on the way (a failed segment's chunks read
+ * their runs there), and there is no launch between the split records and
+ * the walk. */
+#define EQC_SMALL_SPLITS 8
+static_assert(EQC_ORD_LANES % EQC_ORD_SEG == 0 && EQC_ORD_SEG == 64, "two warps a group");
+
+struct SmallWalkShared {
+    EqOrdRun seg[EQC_ORD_LANES]; /* at a segment's head: the segment's run */
+    int plan[EQC_ORD_LANES];
+    int split[EQC_ORD_LANES];
+    short seg_len[EQC_ORD_LANES];
+    signed char slot[EQC_ORD_LANES]; /* the chunk's record in recs, or -1 */
+    unsigned char zero[EQC_ORD_LANES];
+    unsigned heads[EQC_ORD_WARPS]; /* per warp: its chunks that head a segment */
+    unsigned nonzero[EQC_ORD_WARPS];
+    int nsplit[EQC_ORD_WARPS];
+    EqOrdSegRun first[EQC_ORD_LANES / EQC_ORD_SEG]; /* a group's first warp's scan */
+    int rec_src[EQC_SMALL_SPLITS];
+    EqCudaSplit recs[EQC_SMALL_SPLITS];
+    double s;
+    int next, pos0, nrec;
+    union {
+        EqcExactShared ex;           /* the block's exact add */
+        double terms[EQC_ORD_CHUNK]; /* EQC_WALK_SEQ */
+    };
+};
+
+__global__ void __launch_bounds__(EQC_ORD_LANES, 1)
+ord_walk_small_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs, EqOrdRun *seg,
+                      int *seg_len, const unsigned char *zero, unsigned char *gzero,
+                      const int *split_idx, const EqCudaSplit *pool, int *counters, double *out,
+                      int none_plan, int walk, int lie)
+{
+    __shared__ SmallWalkShared sh;
+    const int s = blockIdx.x, c = threadIdx.x, lane = c & 31, w = c >> 5;
+    const int g = c / EQC_ORD_SEG, j = c % EQC_ORD_SEG;
+    pdl_wait();
+    const EqcSumDesc d = t->d[s];
+    const long long off = t->chunk_off[s];
+    const int nch = (int)(t->chunk_off[s + 1] - off);
+    const bool in = c < nch;
+
+    /* chunk c's records; a chunk past the end heads an empty segment of
+     * its own (read by no chunk of the sum) */
+    EqOrdSegRun x;
+    x.run = eq_ord_empty();
+    x.head = 1;
+    int p = EQ_ORD_NONE, sp = -1;
+    unsigned char z = 0;
+    if (in) {
+        x.run = runs[off + c];
+        x.head = eq_ord_segment_head(plan + off, (int64_t)c, EQC_ORD_SEG);
+        p = plan[off + c];
+        z = zero[off + c];
+        sp = none_plan ? -1 : split_idx[off + c];
+    }
+    /* the segmented scan of eq_ordsum_segment_runs() over each group of
+     * EQC_ORD_SEG chunks: within each warp, then the group's first warp's
+     * total into its second (eq_ord_seg_combine is associative) */
+    const unsigned hm = __ballot_sync(0xffffffffu, x.head);
+    const unsigned nz = __ballot_sync(0xffffffffu, in && !z);
+    const unsigned sm = __ballot_sync(0xffffffffu, sp >= 0);
+    for (int k = 1; k < 32; k *= 2) {
+        const EqOrdSegRun y = eqc_shfl_up_seg(x, k);
+        if (lane >= k)
+            x = eq_ord_seg_combine(y, x);
+    }
+    if (lane == 0) {
+        sh.heads[w] = hm;
+        sh.nonzero[w] = nz;
+        sh.nsplit[w] = __popc(sm);
+    }
+    if (lane == 31 && !(w & 1))
+        sh.first[g] = x;
+    __syncthreads();
+    if (w & 1)
+        x = eq_ord_seg_combine(sh.first[g], x);
+    /* the group's heads: chunk j's segment ends before the first head past
+     * j (EQC_ORD_SEG past the group), and starts at the last head up to j */
+    const unsigned long long gh =
+        (unsigned long long)sh.heads[2 * g] | (unsigned long long)sh.heads[2 * g + 1] << 32;
+    const unsigned long long upto = (2ull << j) - 1; /* bits 0 .. j (all of them for j = 63) */
+    const int next = gh & ~upto ? __ffsll((long long)(gh & ~upto)) - 1 : EQC_ORD_SEG;
+    const int len = (hm >> lane & 1) && in ? next - j : 0; /* x.head is the scan's now */
+    if (in) {
+        seg_len[off + c] = len;
+        if (next == j + 1) {
+            const int h = 63 - __clzll((long long)(gh & upto));
+            seg[off + c - j + h] = x.run;
+            sh.seg[c - j + h] = x.run;
+        }
+        if (j == 0)
+            gzero[t->group_off[s] + g] = !(sh.nonzero[2 * g] | sh.nonzero[2 * g + 1]);
+        sh.plan[c] = none_plan ? EQ_ORD_NONE : p;
+        sh.zero[c] = none_plan ? 0 : z;
+        sh.seg_len[c] = (short)(none_plan ? 0 : len);
+        sh.split[c] = sp;
+    }
+    /* the first EQC_SMALL_SPLITS split records in chunk order go to recs */
+    int rank = __popc(sm & ((1u << lane) - 1u)), total = 0;
+    for (int k = 0; k < EQC_ORD_WARPS; k++) {
+        rank += k < w ? sh.nsplit[k] : 0;
+        total += sh.nsplit[k];
+    }
+    const bool kept = sp >= 0 && rank < EQC_SMALL_SPLITS;
+    if (in)
+        sh.slot[c] = (signed char)(kept ? rank : -1);
+    if (kept)
+        sh.rec_src[rank] = sp;
+    const int nrec = total < EQC_SMALL_SPLITS ? total : EQC_SMALL_SPLITS;
+    __syncthreads();
+    static_assert(sizeof(EqCudaSplit) % 8 == 0, "records copied in 8-byte words");
+    const int words = (int)(sizeof(EqCudaSplit) / 8);
+    for (int q = c; q < nrec * words; q += EQC_ORD_LANES)
+        reinterpret_cast<unsigned long long *>(sh.recs)[q] =
+            reinterpret_cast<const unsigned long long *>(pool + sh.rec_src[q / words])[q % words];
+    __syncthreads();
+
+    /* warp 0 walks (every lane alike, lane 0 writes); a chunk that fails
+     * its check is added by the whole block from the failing term on */
+    double sum = 0.0;
+    int c0 = 0;
+    while (c0 < nch) {
+        if (w == 0) {
+            double xs = sum;
+            int k = c0, pos0 = 0;
+            while (k < nch) {
+                const int sl = sh.seg_len[k];
+                if (sl > 1 && eq_ord_apply(&xs, &sh.seg[k], sh.plan[k])) {
+                    k += sl;
+                    continue;
+                }
+                /* the segment failed (or is one chunk): its chunks one by
+                 * one; a zero chunk leaves a finite s (never -0.0) as it is;
+                 * a chunk planned term by term goes by its split record */
+                const int end = k + (sl > 1 ? sl : 1);
+                while (k < end) {
+                    if (sh.zero[k] && ((eq_ord_bits(xs) >> 52) & 0x7ff) != 0x7ff) {
+                        k++;
+                    } else if (sh.plan[k] != EQ_ORD_NONE) {
+                        /* a segment of one chunk holds the chunk's run */
+                        const EqOrdRun r = sh.seg_len[k] == 1 ? sh.seg[k] : runs[off + k];
+                        if (!eq_ord_apply(&xs, &r, sh.plan[k]))
+                            break;
+                        k++;
+                    } else if (sh.split[k] >= 0) {
+                        const int slot = sh.slot[k];
+                        pos0 = split_walk(slot >= 0 ? &sh.recs[slot] : pool + sh.split[k], &xs,
+                                          lane, lie);
+                        if (lane == 0)
+                            atomicAdd(&counters[pos0 < 0 ? 1 : 2], 1);
+                        if (pos0 >= 0)
+                            break;
+                        pos0 = 0;
+                        k++;
+                    } else {
+                        break;
+                    }
+                }
+                if (k < end)
+                    break; /* chunk k fails its check */
+            }
+            if (lane == 0) {
+                sh.s = xs;
+                sh.next = k;
+                sh.pos0 = pos0;
+            }
+        }
+        __syncthreads();
+        sum = sh.s;
+        c0 = sh.next;
+        const int pos0 = sh.pos0;
+        __syncthreads();
+        if (c0 < nch) {
+            /* a chunk inside a segment that failed: the rest of the
+             * segment's chunks are tried one by one (seg_len 0 there) */
+            sum = walk_rest(d, c0, sum, pos0, walk, sh.terms, &sh.ex, &sh.s);
+            c0++;
+        }
+    }
+    if (c == 0)
         out[d.out] = sum;
 }
 
@@ -1518,15 +1729,22 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
                                  plan, runs, rwarps, cuda->runs_no_fast, approx, zero,
                                  split_idx, pool, cap, counters, per_sum, chunk_sum));
         }
-        const int seg_here = most_chunks <= (long long)EQC_WALK_SEG_GROUPS * EQC_ORD_SEG;
-        if (!seg_here)
+        if (most_chunks <= EQC_ORD_LANES) {
+            EQC_CHECK(cuda, EQC_SITE_LAUNCH,
+                      launch_pdl(ord_walk_small_kernel, (unsigned)nsums, EQC_ORD_LANES, stream,
+                                 dt, plan, runs, seg, seg_len, zero, gzero, split_idx, pool,
+                                 counters, dout, cuda->walk_none_plan, cuda->walk_mode,
+                                 cuda->walk_lie));
+        } else {
             EQC_CHECK(cuda, EQC_SITE_LAUNCH,
                       launch_pdl(ord_segments_kernel, (unsigned)groups, EQC_ORD_SEG, stream, dt,
                                  plan, runs, zero, seg, seg_len, gzero));
-        EQC_CHECK(cuda, EQC_SITE_LAUNCH,
-                  launch_pdl(ord_walk_kernel, (unsigned)nsums, EQC_ORD_LANES, stream, dt, plan,
-                             runs, seg, seg_len, zero, gzero, split_idx, pool, counters, dout,
-                             cuda->walk_none_plan, cuda->walk_mode, seg_here));
+            EQC_CHECK(cuda, EQC_SITE_LAUNCH,
+                      launch_pdl(ord_walk_kernel, (unsigned)nsums, EQC_ORD_LANES, stream, dt,
+                                 plan, runs, seg, seg_len, zero, gzero, split_idx, pool,
+                                 counters, dout, cuda->walk_none_plan, cuda->walk_mode,
+                                 cuda->walk_lie));
+        }
         /* kept for the slot's next launch */
         keep->cur = 1 - keep->cur;
         keep->valid = 1;
@@ -1590,6 +1808,7 @@ extern "C" int eq_cuda_stage_ordsum(EqCuda *cuda, const EqCudaSumCase *cases, in
     }
     cuda->table_next = 0;
     cuda->walk_none_plan = none_plan;
+    cuda->walk_lie = !!(flags & EQ_CUDA_STAGE_SUM_LIE);
     cuda->runs_no_fast = !!(flags & EQ_CUDA_STAGE_SUM_PAIRS);
     runs_mode = cuda->runs_per_sum;
     reuse_mode = cuda->plan_reuse;
@@ -1605,6 +1824,7 @@ extern "C" int eq_cuda_stage_ordsum(EqCuda *cuda, const EqCudaSumCase *cases, in
     cuda->plan_reuse = !!(flags & EQ_CUDA_STAGE_SUM_REUSE);
     err = eqc_sums_launch(cuda, desc, ncases, cuda->dres->sums, cuda->stream);
     cuda->walk_none_plan = 0;
+    cuda->walk_lie = 0;
     cuda->runs_no_fast = 0;
     cuda->runs_per_sum = runs_mode;
     cuda->plan_reuse = reuse_mode;

@@ -582,56 +582,59 @@ EQ_HD static inline EqOrdRun eq_ord_run_monotone(double total, double first)
 }
 
 /* Applies run r, computed under the planned binade e, to the exact running
- * sum *s. Returns 1 and updates *s when the run provably reproduces the
- * loop: s is normal, its binade is e, and every running integer after a
- * term of the run lies strictly inside (2^52, 2^53). Returns 0 and leaves
- * *s alone otherwise; the caller then adds the run's terms one by one. The
- * new s keeps the sign and exponent of the old one (m stays in range), so
- * it is built from bits without a floating-point operation. */
-EQ_HD static inline int eq_ord_apply(double *s, const EqOrdRun *r, int e)
+ * sum s: returns 1 when the run provably reproduces the loop (s is normal,
+ * its binade is e, and every running integer after a term of the run lies
+ * strictly inside (2^52, 2^53)), 0 otherwise (the caller then adds the
+ * run's terms one by one). *next gets the new sum, which is meaningful only
+ * when 1 is returned: it keeps the sign and exponent of s (m stays in
+ * range), so it is built from bits without a floating-point operation. The
+ * checks are formed without a branch, so that a caller can apply runs one
+ * after another and look at the checks once (the device's split walk). */
+EQ_HD static inline int eq_ord_apply_try(double s, const EqOrdRun *r, int e, double *next)
 {
-    uint64_t b = eq_ord_bits(*s);
+    uint64_t b = eq_ord_bits(s);
     int be = (int)((b >> 52) & 0x7ff);
-    int64_t m, d, lo, hi;
-    int p;
+    int64_t m, d, lo, hi, d0, lo0, hi0;
+    int p, neg, ok;
 
-    if (be == 0 || be == 0x7ff)
-        return 0;
+    ok = (be != 0) & (be != 0x7ff);
 #if EQ_ORDSUM_MUTATION != 2
-    if (be - 1023 != e)
-        return 0;
+    ok &= be - 1023 == e;
 #else
     (void)e;
 #endif
     m = (int64_t)((b & EQ_ORD_MANT_MASK) | ((uint64_t)1 << 52));
     p = (int)(m & 1);
-    if (b >> 63) {
-        /* s < 0: the run of the negated terms is the mirrored run
-         * (entries picked by selects, as in eq_ord_compose) */
-        d = -(p ? r->d[1] : r->d[0]);
-        lo = -(p ? r->hi[1] : r->hi[0]);
-        hi = -(p ? r->lo[1] : r->lo[0]);
+    neg = (int)(b >> 63);
+    /* entries picked by selects, as in eq_ord_compose */
+    d0 = p ? r->d[1] : r->d[0];
+    lo0 = p ? r->lo[1] : r->lo[0];
+    hi0 = p ? r->hi[1] : r->hi[0];
 #if EQ_ORDSUM_MUTATION == 5
-        hi = (r->lo[p] > r->hi[p]) ? hi : -r->d[p];
+    lo0 = (r->lo[p] > r->hi[p]) ? lo0 : d0; /* the lower check (mirrored: upper) */
 #endif
-    } else {
-        d = p ? r->d[1] : r->d[0];
-        lo = p ? r->lo[1] : r->lo[0];
-        hi = p ? r->hi[1] : r->hi[0];
-#if EQ_ORDSUM_MUTATION == 5
-        lo = (r->lo[p] > r->hi[p]) ? lo : r->d[p];
-#endif
-    }
-#if EQ_ORDSUM_MUTATION == 3
-    (void)hi;
-    if (!(m + lo > EQ_ORD_M_LO))
-        return 0;
+    /* s < 0: the run of the negated terms is the mirrored run */
+    d = neg ? -d0 : d0;
+    lo = neg ? -hi0 : lo0;
+    hi = neg ? -lo0 : hi0;
+    ok &= m + lo > EQ_ORD_M_LO;
+#if EQ_ORDSUM_MUTATION != 3
+    ok &= m + hi < EQ_ORD_M_HI;
 #else
-    if (!(m + lo > EQ_ORD_M_LO && m + hi < EQ_ORD_M_HI))
-        return 0;
+    (void)hi;
 #endif
     m += d;
-    *s = eq_ord_from_bits((b & ~EQ_ORD_MANT_MASK) | ((uint64_t)m & EQ_ORD_MANT_MASK));
+    *next = eq_ord_from_bits((b & ~EQ_ORD_MANT_MASK) | ((uint64_t)m & EQ_ORD_MANT_MASK));
+    return ok;
+}
+
+/* eq_ord_apply_try, updating *s only when the check passes. */
+EQ_HD static inline int eq_ord_apply(double *s, const EqOrdRun *r, int e)
+{
+    double next;
+    if (!eq_ord_apply_try(*s, r, e, &next))
+        return 0;
+    *s = next;
     return 1;
 }
 

@@ -145,6 +145,90 @@ static int split_ok(const EqCudaSplit *r, const double *x, ptrdiff_t stride, siz
 #undef T
 }
 
+/* The launch of one kind (cases[0 .. nc-1], `chunks` in all) again: (1) the
+ * sizes of at most EQC_ORD_LANES (256) chunks in a launch of their own,
+ * which the walk of small launches takes (ord_walk_small_kernel): sums
+ * and segments against the host; (2) the same with EQ_CUDA_STAGE_SUM_LIE
+ * and (3) the whole launch with it (the walk takes a piece of every split
+ * record for a poisoned run: that piece's check fails, the block adds the
+ * rest of the chunk): the sums against the host. *failed counts
+ * the records handed on, *small the chunks of (1). */
+static void ordsum_small_and_lie(CkContext *ck, int kind, const EqCudaSumCase *cases, int nc,
+                                 size_t chunks, long *failed, long *small)
+{
+    const EqOrdLayout *lay = &eq_ordsum_default_layout;
+    EqCudaSumCase sc[16];
+    int ns = 0;
+    size_t schunks = 0;
+    for (int i = 0; i < nc; i++)
+        if (eq_cuda_stage_ordsum_chunks(cases[i].n) <= 256) {
+            sc[ns++] = cases[i];
+            schunks += eq_cuda_stage_ordsum_chunks(cases[i].n);
+        }
+    EqCudaSumPartials part[3];
+    double sums[3][16];
+    for (int r = 0; r < 3; r++) {
+        const size_t n = r == 2 ? chunks : schunks;
+        part[r] = (EqCudaSumPartials){ .chunk_sum = calloc(n + 1, sizeof(double)),
+                                       .plan = calloc(n + 1, sizeof(int)),
+                                       .runs = calloc(n + 1, sizeof(EqOrdRun)),
+                                       .seg = calloc(n + 1, sizeof(EqOrdRun)),
+                                       .seg_len = calloc(n + 1, sizeof(int)) };
+        const int err = eq_cuda_stage_ordsum(ck->cuda, r == 2 ? cases : sc, r == 2 ? nc : ns,
+                                             r ? EQ_CUDA_STAGE_SUM_LIE : 0, sums[r], &part[r]);
+        if (err < 0)
+            ck_error(ck, "eq_cuda_stage_ordsum (small launch, lie)", err);
+        *failed += r ? part[r].split_failed : 0;
+    }
+    *small += (long)schunks;
+    char what[112];
+    for (int i = 0; i < nc; i++) {
+        const double want = eq_ordsum_loop(cases[i].x, cases[i].n, cases[i].stride, 0.0);
+        snprintf(what, sizeof(what), "kind %d n %zu: sum, a poisoned piece in every split record",
+                 kind, cases[i].n);
+        ck_same(ck, what, &sums[2][i], &want, sizeof(double));
+    }
+    size_t c0 = 0;
+    for (int k = 0; k < ns; k++) {
+        const size_t n = sc[k].n, nch = eq_cuda_stage_ordsum_chunks(n);
+        const double want = eq_ordsum_loop(sc[k].x, n, sc[k].stride, 0.0);
+        snprintf(what, sizeof(what), "kind %d n %zu: sum, small launch", kind, n);
+        ck_same(ck, what, &sums[0][k], &want, sizeof(double));
+        snprintf(what, sizeof(what), "kind %d n %zu: sum, small launch, a poisoned piece", kind, n);
+        ck_same(ck, what, &sums[1][k], &want, sizeof(double));
+        if (n) {
+            EqOrdRun *runs = malloc(nch * sizeof(EqOrdRun)), *seg = malloc(nch * sizeof(EqOrdRun));
+            EqOrdRun *lanes = malloc((size_t)lay->lanes_per_chunk * sizeof(EqOrdRun));
+            EqOrdSegRun *scr = malloc((size_t)lay->chunks_per_segment * sizeof(EqOrdSegRun));
+            int *seg_len = malloc(nch * sizeof(int));
+            const int *dplan = part[0].plan + c0;
+            eq_ordsum_chunk_runs(sc[k].x, n, sc[k].stride, lay, dplan, runs, lanes);
+            eq_ordsum_segment_runs(runs, dplan, nch, lay, seg, seg_len, scr);
+            int bad = 0;
+            for (size_t c = 0; c < nch; c++)
+                bad += seg_len[c] != part[0].seg_len[c0 + c] ||
+                       (seg_len[c] > 0 && !same_run(&seg[c], &part[0].seg[c0 + c]));
+            snprintf(what, sizeof(what), "kind %d n %zu: segment runs, small launch (%d differ)",
+                     kind, n, bad);
+            const int zero = 0;
+            ck_same(ck, what, &bad, &zero, sizeof(int));
+            free(runs);
+            free(seg);
+            free(lanes);
+            free(scr);
+            free(seg_len);
+        }
+        c0 += nch;
+    }
+    for (int r = 0; r < 3; r++) {
+        free(part[r].chunk_sum);
+        free(part[r].plan);
+        free(part[r].runs);
+        free(part[r].seg);
+        free(part[r].seg_len);
+    }
+}
+
 /* Sums of one plane (as SSIMULACRA2 sends six sums of two planes): with a
  * warp per chunk of the plane group, the launch stages each chunk once for
  * the sums of the plane, forms each sum's terms in place (the quartic of
@@ -259,6 +343,7 @@ void ck_ordsum(CkContext *ck)
     long plan_diff = 0, plan_total = 0, tie_chunks = 0, free_chunks = 0, tie_neg_chunks = 0;
     long split_made = 0, split_applied = 0, split_failed = 0, split_checked = 0;
     long reuse_again = 0, reuse_kept = 0, reuse_changed = 0;
+    long lie_failed = 0, small_chunks = 0;
 
     /* CK_ORDSUM_KINDS=a,b,...: only those kinds (for compute-sanitizer's
      * racecheck, which is slow; the default run takes all fifteen) */
@@ -362,6 +447,7 @@ void ck_ordsum(CkContext *ck)
                                        none_sums, NULL);
         if (err < 0)
             ck_error(ck, "eq_cuda_stage_ordsum (plan none)", err);
+        ordsum_small_and_lie(ck, kind, cases, nc, chunks, &lie_failed, &small_chunks);
 
         size_t c0 = 0;
         for (int i = 0; i < nc; i++) {
@@ -500,6 +586,14 @@ void ck_ordsum(CkContext *ck)
     {
         int used = split_made > 0 && split_applied > 0 && split_checked == split_made, one = 1;
         ck_same(ck, "split records were made, checked and applied", &used, &one, sizeof(int));
+    }
+    printf("  ordsum: with a poisoned piece in every split record, %ld records handed to the "
+           "block's exact add; %ld chunks walked by the walk of small launches\n",
+           lie_failed, small_chunks);
+    {
+        int used = only || (lie_failed > 0 && small_chunks > 0), one = 1;
+        ck_same(ck, "split records failed their check, small launches walked", &used, &one,
+                sizeof(int));
     }
     {
         /* the paths of ord_chunk_runs: tie-free chunks, chunks with a tie
