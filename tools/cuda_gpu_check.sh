@@ -96,9 +96,10 @@ for s in $steps; do
       #    block scans) takes the total of the warp before alone, not the
       #    composition of all the warps before
       #  segscan: a group's second warp of segment runs leaves out the first warp's
-      #  smallseg: the same in the walk of small launches (ord_walk_small_kernel)
-      #  smallhead: that walk stores each segment's run at its last chunk, not its head
-      #  smallrec: that walk reads every kept split record from the sum's first
+      #    (segment_group: ord_segments_kernel and the walk of small launches)
+      #  seghead: segment_group puts each segment's run at its last chunk, not its head
+      #  smallrec: the walk of small launches (ord_walk_small_kernel) reads every kept
+      #    split record from the sum's first
       #  fastwalk: the split walk's first pass drops the crossing pieces' terms
       #  fastok: the split walk's first pass takes its pieces without their checks
       #    (red through EQ_CUDA_STAGE_SUM_LIE's poisoned pieces)
@@ -125,9 +126,8 @@ for s in $steps; do
       mut walkcomp 's/eqc_shfl_run(c, len - 1)/eqc_shfl_run(c, len > 2 ? len - 2 : len - 1)/'
       mut mono 's/__shfl_sync(0xffffffffu, sf, 0)/__shfl_sync(0xffffffffu, sf, 1)/'
       mut splitscan 's/                pre = op(pre, wtot\[j\]);/                pre = wtot[j];/'
-      mut segscan 's/        x = eq_ord_seg_combine(sh->first\[gl\], x);/        x = x;/'
-      mut smallseg 's/        x = eq_ord_seg_combine(sh.first\[g\], x);/        x = x;/'
-      mut smallhead 's/const int h = 63 - __clzll((long long)(gh \& upto));/const int h = j;/'
+      mut segscan 's/        x = eq_ord_seg_combine(g->first, x);/        x = x;/'
+      mut seghead 's/\*head_at = 63 - __clzll((long long)(gh \& upto));/*head_at = j;/'
       mut smallrec 's/sh.slot\[c\] = (signed char)(kept ? rank : -1);/sh.slot[c] = (signed char)(kept ? 0 : -1);/'
       mut fastwalk 's/y = cross ? plain : run_sum;/y = cross ? y : run_sum;/'
       mut fastok 's/ok \&= cross | good;/ok \&= 1;/' ;;

@@ -876,94 +876,93 @@ ord_runs_again_kernel(const EqcSumTable *t, const int *plan, EqOrdRun *runs, int
 }
 
 /* The segments' scratch of G aligned groups of EQC_ORD_SEG chunks. */
-template <int G>
-struct SegShared {
-    EqOrdSegRun first[G]; /* the scan over a group's first warp */
-    int head[G * (EQC_ORD_SEG + 1)];
-    int zero[G];
+/* The segment records of one aligned group of EQC_ORD_SEG chunks: two
+ * warps of the block, thread j of the group (threadIdx.x % EQC_ORD_SEG)
+ * holding chunk j as x (its run, and whether it heads a segment:
+ * eq_ord_segment_head; a chunk past the sum's end is the empty run heading
+ * a segment of its own, read by no chunk of the sum). The segmented
+ * inclusive scan of eq_ordsum_segment_runs() (shuffles within each warp,
+ * then the first warp's total into the second: eq_ord_seg_combine is
+ * associative, so the runs are the same whatever the pairing). Returns
+ * the scan's value at chunk j, the composition from its segment's head to
+ * it; *len gets the segment's length at its head (0 elsewhere), *head_at
+ * where j's segment starts, *last whether j ends it (its run is then the
+ * segment's), *zero whether no chunk of the group is `nonzero`. The
+ * segments' ends come from the group's heads as bits (two ballots). Every
+ * thread of the block calls it (one barrier). */
+struct SegGroup {
+    unsigned heads[2], nonzero[2];
+    EqOrdSegRun first; /* the scan over the group's first warp */
 };
 static_assert(EQC_ORD_SEG == 64, "a group is two warps");
 
-/* Per aligned group of EQC_ORD_SEG chunks of sum s: the segmented
- * inclusive scan of eq_ordsum_segment_runs() (the same runs whatever the
- * pairing: eq_ord_seg_combine is associative; here shuffles within each
- * warp, then the group's first warp's total into its second), each
- * segment's run, found at its last chunk, stored at its head, and the
- * group's "every term zero" flag. The block's first G * EQC_ORD_SEG
- * threads take the sum's groups g0 .. g0 + G - 1 (thread j: chunk j % SEG
- * of group j / SEG), every thread of the block at its barriers. */
-template <int G>
-static __device__ __forceinline__ void segment_groups(const EqcSumTable *t, int s, long long g0,
-                                                      const int *plan, const EqOrdRun *runs,
-                                                      const unsigned char *zero, EqOrdRun *seg,
-                                                      int *seg_len, unsigned char *gzero,
-                                                      SegShared<G> *sh)
+static __device__ __forceinline__ EqOrdSegRun segment_group(EqOrdSegRun x, bool nonzero,
+                                                            SegGroup *g, int *len, int *head_at,
+                                                            bool *last, bool *zero)
 {
-    const long long off = t->chunk_off[s], nch = t->chunk_off[s + 1] - off;
-    const int tid = threadIdx.x, gl = tid / EQC_ORD_SEG, j = tid % EQC_ORD_SEG;
-    const int lane = tid & 31;
-    const long long c0 = (g0 + gl) * EQC_ORD_SEG, c = c0 + j;
-    const bool mine = tid < G * EQC_ORD_SEG && c0 < nch;
-    const int n = !mine ? 0 : nch - c0 < EQC_ORD_SEG ? (int)(nch - c0) : EQC_ORD_SEG;
-    int *head = sh->head + gl * (EQC_ORD_SEG + 1);
-    const int *p = plan + off;
-
-    if (tid < G)
-        sh->zero[tid] = 1;
-    __syncthreads();
-    EqOrdSegRun x;
-    x.run = eq_ord_empty();
-    x.head = 1; /* past the sum's end: read by no chunk of it */
-    if (j < n) {
-        x.run = runs[off + c];
-        x.head = head[j] = eq_ord_segment_head(p, (int64_t)c, EQC_ORD_SEG);
-        if (!zero[off + c])
-            atomicAnd(&sh->zero[gl], 0);
-    }
-    if (mine && j == 0)
-        head[n] = 1;
+    const int lane = threadIdx.x & 31, j = threadIdx.x % EQC_ORD_SEG, hw = j >> 5;
+    const bool own = x.head; /* x.head is the scan's after it */
+    const unsigned hm = __ballot_sync(0xffffffffu, own);
+    const unsigned nz = __ballot_sync(0xffffffffu, nonzero);
     for (int k = 1; k < 32; k *= 2) {
         const EqOrdSegRun y = eqc_shfl_up_seg(x, k);
         if (lane >= k)
             x = eq_ord_seg_combine(y, x);
     }
-    if (mine && j == 31)
-        sh->first[gl] = x;
-    __syncthreads();
-    if (j >= 32 && j < n)
-        x = eq_ord_seg_combine(sh->first[gl], x);
-    if (mine && j == 0)
-        gzero[t->group_off[s] + g0 + gl] = (unsigned char)sh->zero[gl];
-    if (j < n) {
-        seg_len[off + c] = 0;
-        if (head[j + 1]) {
-            /* j is the last chunk of its segment */
-            int h = j;
-            while (!head[h])
-                h--;
-            seg[off + c0 + h] = x.run;
-        }
+    if (lane == 0) {
+        g->heads[hw] = hm;
+        g->nonzero[hw] = nz;
     }
+    if (lane == 31 && !hw)
+        g->first = x;
     __syncthreads();
-    if (j < n && head[j]) {
-        int e = j + 1;
-        while (!head[e])
-            e++;
-        seg_len[off + c] = e - j;
-    }
+    if (hw)
+        x = eq_ord_seg_combine(g->first, x);
+    /* chunk j's segment ends before the first head past j (EQC_ORD_SEG
+     * past the group), and starts at the last head up to j */
+    const unsigned long long gh =
+        (unsigned long long)g->heads[0] | (unsigned long long)g->heads[1] << 32;
+    const unsigned long long upto = (2ull << j) - 1; /* bits 0 .. j (all of them for j = 63) */
+    const int next = gh & ~upto ? __ffsll((long long)(gh & ~upto)) - 1 : EQC_ORD_SEG;
+    *len = own ? next - j : 0;
+    *head_at = 63 - __clzll((long long)(gh & upto));
+    *last = next == j + 1;
+    *zero = !(g->nonzero[0] | g->nonzero[1]);
+    return x;
 }
 
-/* Block g covers group g of the table (segment_groups). */
+/* Block g covers group g of the table (segment_group): the segments' runs
+ * at their heads, every chunk's seg_len, the group's zero flag. */
 __global__ void __launch_bounds__(EQC_ORD_SEG)
 ord_segments_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs,
                     const unsigned char *zero, EqOrdRun *seg, int *seg_len,
                     unsigned char *gzero)
 {
-    __shared__ SegShared<1> sh;
+    __shared__ SegGroup sh;
     pdl_wait();
     const long long gidx = blockIdx.x;
     const int s = last_at_most(t->nsums, gidx, [&](int i) { return t->group_off[i]; });
-    segment_groups<1>(t, s, gidx - t->group_off[s], plan, runs, zero, seg, seg_len, gzero, &sh);
+    const long long off = t->chunk_off[s], nch = t->chunk_off[s + 1] - off;
+    const int j = threadIdx.x;
+    const long long c0 = (gidx - t->group_off[s]) * EQC_ORD_SEG, c = c0 + j;
+    const bool in = c < nch;
+    EqOrdSegRun x;
+    x.run = eq_ord_empty();
+    x.head = 1;
+    if (in) {
+        x.run = runs[off + c];
+        x.head = eq_ord_segment_head(plan + off, (int64_t)c, EQC_ORD_SEG);
+    }
+    int len, h;
+    bool last, all_zero;
+    x = segment_group(x, in && !zero[off + c], &sh, &len, &h, &last, &all_zero);
+    if (in) {
+        seg_len[off + c] = len;
+        if (last)
+            seg[off + c0 + h] = x.run;
+        if (j == 0)
+            gzero[gidx] = (unsigned char)all_zero;
+    }
 }
 
 #define EQC_SPLIT_POOL 4096
@@ -1076,6 +1075,57 @@ static __device__ int split_walk(const EqCudaSplit *rec, double *x, int lane, in
         cur = next;
     }
     return -1;
+}
+
+/* Warp 0's walk over staged chunks k .. nb - 1 (every lane alike): each
+ * segment's run with the checked apply; where a segment fails (or is one
+ * chunk), its chunks one by one: a zero chunk leaves a finite s (never
+ * -0.0) as it is, a planned chunk applies run_of(k), a chunk planned term
+ * by term goes by its split record. Returns the chunk that failed its
+ * check (nb when none did), *x being exact before it; *pos0 is the term of
+ * that chunk from which the block goes on (a split record's failed piece,
+ * else 0). Sh: the walk's shared records (seg_len, seg, plan, zero, split,
+ * slot, recs). */
+template <typename Sh, typename RunOf>
+static __device__ __forceinline__ int walk_chunks(const Sh &sh, int k, int nb, double *x,
+                                                  int *pos0, const EqCudaSplit *pool,
+                                                  int *counters, int lane, int lie, RunOf run_of)
+{
+    *pos0 = 0;
+    while (k < nb) {
+        const int len = sh.seg_len[k];
+        if (len > 1 && eq_ord_apply(x, &sh.seg[k], sh.plan[k])) {
+            k += len;
+            continue;
+        }
+        const int end = k + (len > 1 ? len : 1);
+        while (k < end) {
+            if (sh.zero[k] && ((eq_ord_bits(*x) >> 52) & 0x7ff) != 0x7ff) {
+                k++;
+            } else if (sh.plan[k] != EQ_ORD_NONE) {
+                const EqOrdRun r = run_of(k);
+                if (!eq_ord_apply(x, &r, sh.plan[k]))
+                    break;
+                k++;
+            } else if (sh.split[k] >= 0) {
+                const int sl = sh.slot[k];
+                const int p0 =
+                    split_walk(sl >= 0 ? &sh.recs[sl] : pool + sh.split[k], x, lane, lie);
+                if (lane == 0)
+                    atomicAdd(&counters[p0 < 0 ? 1 : 2], 1);
+                if (p0 >= 0) {
+                    *pos0 = p0;
+                    break;
+                }
+                k++;
+            } else {
+                break;
+            }
+        }
+        if (k < end)
+            break; /* chunk k fails its check */
+    }
+    return k;
 }
 
 /* A group's record for the walk: kind 1 (one segment covers the group: its
@@ -1297,41 +1347,9 @@ ord_walk_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs, con
                 /* warp 0 walks, every lane alike (lane 0 writes) */
                 const int lane = threadIdx.x;
                 double x = sum;
-                int k = c, pos0 = 0;
-                while (k < nb) {
-                    int len = sh.seg_len[k];
-                    if (len > 1 && eq_ord_apply(&x, &sh.seg[k], sh.plan[k])) {
-                        k += len;
-                        continue;
-                    }
-                    /* the segment failed: its chunks one by one; a zero
-                     * chunk leaves a finite s (never -0.0) as it is; a chunk
-                     * planned term by term goes by its split record */
-                    int end = k + (len > 1 ? len : 1);
-                    while (k < end) {
-                        if (sh.zero[k] && ((eq_ord_bits(x) >> 52) & 0x7ff) != 0x7ff) {
-                            k++;
-                        } else if (sh.plan[k] != EQ_ORD_NONE) {
-                            if (!eq_ord_apply(&x, &sh.run[k], sh.plan[k]))
-                                break;
-                            k++;
-                        } else if (sh.split[k] >= 0) {
-                            const int sl = sh.slot[k];
-                            pos0 = split_walk(sl >= 0 ? &sh.recs[sl] : pool + sh.split[k], &x,
-                                              lane, lie);
-                            if (lane == 0)
-                                atomicAdd(&counters[pos0 < 0 ? 1 : 2], 1);
-                            if (pos0 >= 0)
-                                break;
-                            pos0 = 0;
-                            k++;
-                        } else {
-                            break;
-                        }
-                    }
-                    if (k < end)
-                        break; /* chunk k fails its check */
-                }
+                int pos0 = 0;
+                const int k = walk_chunks(sh, c, nb, &x, &pos0, pool, counters, lane, lie,
+                                          [&](int j) { return sh.run[j]; });
                 if (lane == 0) {
                     sh.s = x;
                     sh.next = k;
@@ -1377,10 +1395,8 @@ struct SmallWalkShared {
     short seg_len[EQC_ORD_LANES];
     signed char slot[EQC_ORD_LANES]; /* the chunk's record in recs, or -1 */
     unsigned char zero[EQC_ORD_LANES];
-    unsigned heads[EQC_ORD_WARPS]; /* per warp: its chunks that head a segment */
-    unsigned nonzero[EQC_ORD_WARPS];
+    SegGroup groups[EQC_ORD_LANES / EQC_ORD_SEG];
     int nsplit[EQC_ORD_WARPS];
-    EqOrdSegRun first[EQC_ORD_LANES / EQC_ORD_SEG]; /* a group's first warp's scan */
     int rec_src[EQC_SMALL_SPLITS];
     EqCudaSplit recs[EQC_SMALL_SPLITS];
     double s;
@@ -1420,43 +1436,22 @@ ord_walk_small_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *run
         z = zero[off + c];
         sp = none_plan ? -1 : split_idx[off + c];
     }
-    /* the segmented scan of eq_ordsum_segment_runs() over each group of
-     * EQC_ORD_SEG chunks: within each warp, then the group's first warp's
-     * total into its second (eq_ord_seg_combine is associative) */
-    const unsigned hm = __ballot_sync(0xffffffffu, x.head);
-    const unsigned nz = __ballot_sync(0xffffffffu, in && !z);
+    /* the segments of each group of EQC_ORD_SEG chunks, as
+     * ord_segments_kernel forms them (its barrier also publishes nsplit) */
     const unsigned sm = __ballot_sync(0xffffffffu, sp >= 0);
-    for (int k = 1; k < 32; k *= 2) {
-        const EqOrdSegRun y = eqc_shfl_up_seg(x, k);
-        if (lane >= k)
-            x = eq_ord_seg_combine(y, x);
-    }
-    if (lane == 0) {
-        sh.heads[w] = hm;
-        sh.nonzero[w] = nz;
+    if (lane == 0)
         sh.nsplit[w] = __popc(sm);
-    }
-    if (lane == 31 && !(w & 1))
-        sh.first[g] = x;
-    __syncthreads();
-    if (w & 1)
-        x = eq_ord_seg_combine(sh.first[g], x);
-    /* the group's heads: chunk j's segment ends before the first head past
-     * j (EQC_ORD_SEG past the group), and starts at the last head up to j */
-    const unsigned long long gh =
-        (unsigned long long)sh.heads[2 * g] | (unsigned long long)sh.heads[2 * g + 1] << 32;
-    const unsigned long long upto = (2ull << j) - 1; /* bits 0 .. j (all of them for j = 63) */
-    const int next = gh & ~upto ? __ffsll((long long)(gh & ~upto)) - 1 : EQC_ORD_SEG;
-    const int len = (hm >> lane & 1) && in ? next - j : 0; /* x.head is the scan's now */
+    int len, h;
+    bool last, all_zero;
+    x = segment_group(x, in && !z, &sh.groups[g], &len, &h, &last, &all_zero);
     if (in) {
         seg_len[off + c] = len;
-        if (next == j + 1) {
-            const int h = 63 - __clzll((long long)(gh & upto));
+        if (last) {
             seg[off + c - j + h] = x.run;
             sh.seg[c - j + h] = x.run;
         }
         if (j == 0)
-            gzero[t->group_off[s] + g] = !(sh.nonzero[2 * g] | sh.nonzero[2 * g + 1]);
+            gzero[t->group_off[s] + g] = (unsigned char)all_zero;
         sh.plan[c] = none_plan ? EQ_ORD_NONE : p;
         sh.zero[c] = none_plan ? 0 : z;
         sh.seg_len[c] = (short)(none_plan ? 0 : len);
@@ -1489,43 +1484,13 @@ ord_walk_small_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *run
     while (c0 < nch) {
         if (w == 0) {
             double xs = sum;
-            int k = c0, pos0 = 0;
-            while (k < nch) {
-                const int sl = sh.seg_len[k];
-                if (sl > 1 && eq_ord_apply(&xs, &sh.seg[k], sh.plan[k])) {
-                    k += sl;
-                    continue;
-                }
-                /* the segment failed (or is one chunk): its chunks one by
-                 * one; a zero chunk leaves a finite s (never -0.0) as it is;
-                 * a chunk planned term by term goes by its split record */
-                const int end = k + (sl > 1 ? sl : 1);
-                while (k < end) {
-                    if (sh.zero[k] && ((eq_ord_bits(xs) >> 52) & 0x7ff) != 0x7ff) {
-                        k++;
-                    } else if (sh.plan[k] != EQ_ORD_NONE) {
-                        /* a segment of one chunk holds the chunk's run */
-                        const EqOrdRun r = sh.seg_len[k] == 1 ? sh.seg[k] : runs[off + k];
-                        if (!eq_ord_apply(&xs, &r, sh.plan[k]))
-                            break;
-                        k++;
-                    } else if (sh.split[k] >= 0) {
-                        const int slot = sh.slot[k];
-                        pos0 = split_walk(slot >= 0 ? &sh.recs[slot] : pool + sh.split[k], &xs,
-                                          lane, lie);
-                        if (lane == 0)
-                            atomicAdd(&counters[pos0 < 0 ? 1 : 2], 1);
-                        if (pos0 >= 0)
-                            break;
-                        pos0 = 0;
-                        k++;
-                    } else {
-                        break;
-                    }
-                }
-                if (k < end)
-                    break; /* chunk k fails its check */
-            }
+            int pos0 = 0;
+            /* a segment of one chunk holds the chunk's run; other chunks'
+             * runs (a failed segment's) are read from global memory */
+            const int k = walk_chunks(sh, c0, nch, &xs, &pos0, pool, counters, lane, lie,
+                                      [&](int j) {
+                                          return sh.seg_len[j] == 1 ? sh.seg[j] : runs[off + j];
+                                      });
             if (lane == 0) {
                 sh.s = xs;
                 sh.next = k;
