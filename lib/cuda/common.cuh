@@ -205,7 +205,7 @@ struct EqCuda {
     int plan_reuse;       /* EQ_CUDA_PLAN_ENV: 1 reuse (default), 0 fresh */
     int last_reused;      /* the last launch took a kept plan (for the harness) */
     int walk_none_plan;   /* test: plan every chunk "term by term" */
-    int walk_lie;         /* test: a wrong binade for a piece of each split record */
+    int walk_lie;         /* test: a poisoned piece in each split record (STAGE_SUM_LIE) */
     int runs_no_fast;     /* test: chunk runs without the tie-free fast path */
     int walk_mode;        /* failing chunks: EQC_WALK_* (EQ_CUDA_WALK_ENV) */
     int walk_no_split;    /* no split records (EQ_CUDA_SPLIT_ENV) */

@@ -875,7 +875,6 @@ ord_runs_again_kernel(const EqcSumTable *t, const int *plan, EqOrdRun *runs, int
     }
 }
 
-/* The segments' scratch of G aligned groups of EQC_ORD_SEG chunks. */
 /* The segment records of one aligned group of EQC_ORD_SEG chunks: two
  * warps of the block, thread j of the group (threadIdx.x % EQC_ORD_SEG)
  * holding chunk j as x (its run, and whether it heads a segment:
@@ -978,6 +977,19 @@ struct WalkGroups {
 };
 
 #define EQC_WALK_SPLITS 8
+
+/* Records src[0 .. n-1] of the pool copied to dst by the block's
+ * EQC_ORD_LANES threads, in 8-byte words (the walk's split records, read
+ * from shared memory while it walks). */
+static_assert(sizeof(EqCudaSplit) % 8 == 0, "records copied in 8-byte words");
+static __device__ __forceinline__ void copy_split_records(EqCudaSplit *dst, const int *src,
+                                                          const int &n, const EqCudaSplit *pool)
+{
+    const int words = (int)(sizeof(EqCudaSplit) / 8);
+    for (int q = threadIdx.x; q < n * words; q += EQC_ORD_LANES)
+        reinterpret_cast<unsigned long long *>(dst)[q] =
+            reinterpret_cast<const unsigned long long *>(pool + src[q / words])[q % words];
+}
 
 /* The records of the one group of EQC_ORD_SEG chunks the walk stages
  * (thread i stages chunk i of the group; every index is a chunk of it). */
@@ -1333,12 +1345,7 @@ ord_walk_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs, con
                     sh.nrec = cnt < EQC_WALK_SPLITS ? cnt : EQC_WALK_SPLITS;
             }
             __syncthreads();
-            static_assert(sizeof(EqCudaSplit) % 8 == 0, "records copied in 8-byte words");
-            const int words = (int)(sizeof(EqCudaSplit) / 8);
-            for (int q = i; q < sh.nrec * words; q += EQC_ORD_LANES)
-                reinterpret_cast<unsigned long long *>(sh.recs)[q] =
-                    reinterpret_cast<const unsigned long long *>(pool +
-                                                                 sh.rec_src[q / words])[q % words];
+            copy_split_records(sh.recs, sh.rec_src, sh.nrec, pool);
             __syncthreads();
         }
         int c = 0;
@@ -1381,11 +1388,10 @@ ord_walk_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs, con
  * segments itself (the records ord_segments_kernel forms, written out as
  * it writes them) and keeps what the walk reads in shared memory: the
  * segments' runs at their heads, the chunks' plans, zero flags and split
- * slots, and the sum's first EQC_SMALL_SPLITS split records. Nothing is
+ * slots, and the sum's first EQC_WALK_SPLITS split records. Nothing is
  * read back from global memory on the way (a failed segment's chunks read
  * their runs there), and there is no launch between the split records and
  * the walk. */
-#define EQC_SMALL_SPLITS 8
 static_assert(EQC_ORD_LANES % EQC_ORD_SEG == 0 && EQC_ORD_SEG == 64, "two warps a group");
 
 struct SmallWalkShared {
@@ -1397,8 +1403,8 @@ struct SmallWalkShared {
     unsigned char zero[EQC_ORD_LANES];
     SegGroup groups[EQC_ORD_LANES / EQC_ORD_SEG];
     int nsplit[EQC_ORD_WARPS];
-    int rec_src[EQC_SMALL_SPLITS];
-    EqCudaSplit recs[EQC_SMALL_SPLITS];
+    int rec_src[EQC_WALK_SPLITS];
+    EqCudaSplit recs[EQC_WALK_SPLITS];
     double s;
     int next, pos0, nrec;
     union {
@@ -1457,24 +1463,20 @@ ord_walk_small_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *run
         sh.seg_len[c] = (short)(none_plan ? 0 : len);
         sh.split[c] = sp;
     }
-    /* the first EQC_SMALL_SPLITS split records in chunk order go to recs */
+    /* the first EQC_WALK_SPLITS split records in chunk order go to recs */
     int rank = __popc(sm & ((1u << lane) - 1u)), total = 0;
     for (int k = 0; k < EQC_ORD_WARPS; k++) {
         rank += k < w ? sh.nsplit[k] : 0;
         total += sh.nsplit[k];
     }
-    const bool kept = sp >= 0 && rank < EQC_SMALL_SPLITS;
+    const bool kept = sp >= 0 && rank < EQC_WALK_SPLITS;
     if (in)
         sh.slot[c] = (signed char)(kept ? rank : -1);
     if (kept)
         sh.rec_src[rank] = sp;
-    const int nrec = total < EQC_SMALL_SPLITS ? total : EQC_SMALL_SPLITS;
+    const int nrec = total < EQC_WALK_SPLITS ? total : EQC_WALK_SPLITS;
     __syncthreads();
-    static_assert(sizeof(EqCudaSplit) % 8 == 0, "records copied in 8-byte words");
-    const int words = (int)(sizeof(EqCudaSplit) / 8);
-    for (int q = c; q < nrec * words; q += EQC_ORD_LANES)
-        reinterpret_cast<unsigned long long *>(sh.recs)[q] =
-            reinterpret_cast<const unsigned long long *>(pool + sh.rec_src[q / words])[q % words];
+    copy_split_records(sh.recs, sh.rec_src, nrec, pool);
     __syncthreads();
 
     /* warp 0 walks (every lane alike, lane 0 writes); a chunk that fails
