@@ -103,6 +103,16 @@ for s in $steps; do
       #  fastwalk: the split walk's first pass drops the crossing pieces' terms
       #  fastok: the split walk's first pass takes its pieces without their checks
       #    (red through EQ_CUDA_STAGE_SUM_LIE's poisoned pieces)
+      # and the row blur's (s2_blur_h_kernel; lib/cuda/ssimulacra2.cu), red in the
+      # ssimulacra2 stage of the harness or (bluralign) in the full parity test:
+      #  blurfirst: the first tile of outputs (columns 0 .. 31) is not stored
+      #  blurrows: the 16-byte stores leave out each block's last row
+      #  blurscalar: the 4-byte stores (rows not a multiple of 4 floats) leave out
+      #    each row's last column
+      #  blurstart: the first tile (columns -32 .. -1) loads the next tile's inputs
+      #  bluralign: 16-byte stores wherever a row is a multiple of 4 floats, also
+      #    where a scale's planes are not 16-byte aligned (a CUDA error, then every
+      #    score of those sizes fails)
       mut() {
         local M=/tmp/eq-mut-$1; rm -rf $M /tmp/eq-mut-b-$1; mkdir -p $M
         tar --exclude=./build-cuda --exclude=./.git -cf - . | tar -xf - -C $M
@@ -112,6 +122,16 @@ for s in $steps; do
         (cd $M && meson setup /tmp/eq-mut-b-$1 -Dgst=disabled -Dcuda=enabled --buildtype=release > /dev/null && ninja -C /tmp/eq-mut-b-$1 tests/checkkernels/checkkernels > /dev/null) || return 1
         run mutation-$1 120 /tmp/eq-mut-b-$1/tests/checkkernels/checkkernels --seed "$SEED" --only ordsum
         echo "mutation $1 rc (must be 1): $?"
+      }
+      mut_s2() { # name target sed args...: lib/cuda/ssimulacra2.cu mutated, target run with args
+        local n=$1 tg=$2 sx=$3 M=/tmp/eq-mut-$1; shift 3
+        rm -rf $M /tmp/eq-mut-b-$n; mkdir -p $M
+        tar --exclude=./build-cuda --exclude=./.git -cf - . | tar -xf - -C $M
+        sed -i "$sx" $M/lib/cuda/ssimulacra2.cu
+        cmp -s lib/cuda/ssimulacra2.cu $M/lib/cuda/ssimulacra2.cu && { echo "mutation $n did not apply"; return 1; }
+        (cd $M && meson setup /tmp/eq-mut-b-$n -Dgst=disabled -Dcuda=enabled --buildtype=release > /dev/null && ninja -C /tmp/eq-mut-b-$n $tg > /dev/null) || return 1
+        run mutation-$n 300 /tmp/eq-mut-b-$n/$tg "$@"
+        echo "mutation $n rc (must be 1): $?"
       }
       mut fast 's/l->slow |= a == EQ_ORD_FAST_SLOW;/l->slow |= 0;/; s/lf.slow = (fl \& EQ_ORD_SF_TIE) != 0;/lf.slow = 0;/'
       mut carry 's/rec->p\[pb - 1\].run = eq_ord_compose(exs.run, before_head);/rec->p[pb - 1].run = before_head;/'
@@ -130,7 +150,13 @@ for s in $steps; do
       mut seghead 's/\*head_at = 63 - __clzll((long long)(gh \& upto));/*head_at = j;/'
       mut smallrec 's/sh.slot\[c\] = (signed char)(kept ? rank : -1);/sh.slot[c] = (signed char)(kept ? 0 : -1);/'
       mut fastwalk 's/y = cross ? plain : run_sum;/y = cross ? y : run_sum;/'
-      mut fastok 's/ok \&= cross | good;/ok \&= 1;/' ;;
+      mut fastok 's/ok \&= cross | good;/ok \&= 1;/'
+      K=tests/checkkernels/checkkernels
+      mut_s2 blurfirst $K 's/        if (k0 >= 0) {/        if (k0 > 0) {/' --seed "$SEED" --only ssimulacra2
+      mut_s2 blurrows $K 's/if (sr + 4 \* i < rows)/if (sr + 4 * i < rows - 1)/' --seed "$SEED" --only ssimulacra2
+      mut_s2 blurscalar $K 's/                if (k < w) {/                if (k < w - 1) {/' --seed "$SEED" --only ssimulacra2
+      mut_s2 blurstart $K 's/    S2_BLUR_H_LOAD(-S2_TILE);/    S2_BLUR_H_LOAD(0);/' --seed "$SEED" --only ssimulacra2
+      mut_s2 bluralign tests/lib/test_cuda_parity 's/    if (w % 4 == 0 \&\& ((uintptr_t)tmp \& 15) == 0)/    if (w % 4 == 0)/' --seed "$SEED" --full ;;
     bench) run bench 240 "$B/tools/bench_cuda" --frames 100 --warmup 10; cat "$OUT/bench.log" ;;
     upload) run upload 60 "$B/tools/bench_upload"; cat "$OUT/upload.log" ;;
     profile) run profile 300 ncu --clock-control none --metrics gpu__time_duration.sum --csv \

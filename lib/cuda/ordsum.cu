@@ -1406,7 +1406,7 @@ struct SmallWalkShared {
     int rec_src[EQC_WALK_SPLITS];
     EqCudaSplit recs[EQC_WALK_SPLITS];
     double s;
-    int next, pos0, nrec;
+    int next, pos0;
     union {
         EqcExactShared ex;           /* the block's exact add */
         double terms[EQC_ORD_CHUNK]; /* EQC_WALK_SEQ */

@@ -41,6 +41,7 @@
  * The score is the CPU's host function eq_s2_score_from_sums.
  */
 #include <limits.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "cuda/common.cuh"
@@ -262,29 +263,35 @@ static __device__ __forceinline__ void s2_bar(int b, int count)
 
 /* Rows: one block per 32 rows of one channel, one warp per map (5 warps),
  * lane = row. Step k reads left = in[k - N - 1] and right = in[k + N - 1]
- * (0 outside the row). A tile of 32 steps (k0 .. k0+31) reads the inputs
- * of columns k0-N-1 .. k0+N+30 (42 columns, in registers v[0..41] of the
- * lane): the first 2N are the last 2N of the tile before, kept in
- * registers (0 before the row), the other 32 are new. The new columns are
- * read ONCE for the five maps: the block loads x1 and x2 of the next tile
- * into registers (each load a coalesced row piece; the zeros outside the
- * frame put in only where the tile is formed, so the loads stay in flight
- * during the steps of the tile before) and forms the five maps' inputs
- * from them (eq_s2_blur_input) in shared memory, in two buffers used in
- * turn (one barrier a tile). Each lane runs its row's recursion
- * (eq_s2_rg_step), output j in place of v[j], which no later step of the
- * tile reads; the 32 x 32 outputs of a map then leave through shared
- * memory with coalesced row stores (a lane's own 16-byte stores, 32 rows
- * an instruction, measured a third slower: partial sectors).
+ * (0 outside the row). A tile of 32 steps (k0 .. k0+31, k0 a multiple of
+ * 32 from -32 on: the steps before -N+1 read zeros only and leave the
+ * recursion's state 0) reads the inputs of columns k0-N-1 .. k0+N+30 (42
+ * columns, in registers v[0..41] of the lane): the first 2N are the last
+ * 2N of the tile before, kept in registers (0 before the row), the other
+ * 32 are new. The new columns are read ONCE for the five maps: the block
+ * loads x1 and x2 of the next tile into registers (each load a coalesced
+ * row piece; the zeros outside the frame put in only where the tile is
+ * formed, so the loads stay in flight during the steps of the tile
+ * before) and forms the five maps' inputs from them (eq_s2_blur_input) in
+ * shared memory, in two buffers used in turn (one barrier a tile). Each
+ * lane reads its row's 32 new inputs as 8 16-byte words, runs its row's
+ * recursion (eq_s2_rg_step), output j in place of v[j], which no later
+ * step of the tile reads, and writes the outputs back the same way; the
+ * 32 x 32 outputs of a map then leave with row stores, 16 bytes a lane (8
+ * lanes a row, aligned: the tile starts at a multiple of 32) where a row
+ * is a multiple of 4 floats and tmp 16-byte aligned (VEC), else 4 bytes a
+ * lane. PITCH 36 keeps
+ * each quarter warp's 16-byte words in distinct banks.
  * tmp: float plane (c * 5 + m). */
 #define S2_MAPS EQ_S2_MAPS
 #define S2_FILL ((S2_TILE * S2_TILE + S2_MAPS * 32 - 1) / (S2_MAPS * 32))
 
+template <bool VEC>
 __global__ void __launch_bounds__(32 * S2_MAPS, 2)
 s2_blur_h_kernel(const double *xyb, int w, int h, float *tmp)
 {
-    enum { N = EQ_S2_RG_RADIUS, CARRY = 2 * EQ_S2_RG_RADIUS, PITCH = S2_TILE + 1 };
-    __shared__ float in[2][S2_MAPS][S2_TILE][PITCH];
+    enum { N = EQ_S2_RG_RADIUS, CARRY = 2 * EQ_S2_RG_RADIUS, PITCH = S2_TILE + 4 };
+    __shared__ __align__(16) float in[2][S2_MAPS][S2_TILE][PITCH];
     const int tid = threadIdx.x, lane = tid & 31, m = tid >> 5;
     const int y0 = blockIdx.x * S2_TILE, c = blockIdx.y;
     const size_t n = (size_t)w * h;
@@ -294,41 +301,54 @@ s2_blur_h_kernel(const double *xyb, int w, int h, float *tmp)
     double av[S2_FILL], bv[S2_FILL];
     float v[S2_TILE + CARRY];
 
-    /* element f = tid + 160 u of tile k0's 32 x 32 new inputs: row f / 32,
-     * column k0 + N - 1 + f % 32 (never negative); whether it lies in the
-     * frame (outside, the load reads pixel 0 and the tile takes 0, whose
-     * eq_s2_blur_input is 0 for every map) */
-#define S2_BLUR_H_OK(k0, f)                                                               \
-    ((f) < S2_TILE * S2_TILE && y0 + ((f) >> 5) < h && (k0) + N - 1 + ((f) & 31) < w)
+    /* element u of a tile's 32 x 32 new inputs (f = tid + 160 u): row
+     * m + 5 u of the block (when below 32: `mine`), column lane of the
+     * tile's new inputs (k0 + N - 1 + lane). The rows outside the frame are
+     * known once (`row_ok`); a load outside the frame reads pixel 0 and the
+     * tile takes 0, whose eq_s2_blur_input is 0 for every map. The index of
+     * element u steps by 5 rows from u - 1's. */
+    unsigned mine = 0, row_ok = 0;
+#pragma unroll
+    for (int u = 0; u < S2_FILL; u++) {
+        const int r = m + S2_MAPS * u;
+        mine |= (unsigned)(r < S2_TILE) << u;
+        row_ok |= (unsigned)(r < S2_TILE && y0 + r < h) << u;
+    }
+    const size_t row0 = (size_t)(y0 + m) * w, rstep = (size_t)S2_MAPS * w;
 #define S2_BLUR_H_LOAD(k0)                                                                \
     do {                                                                                  \
-        _Pragma("unroll") for (int u = 0; u < S2_FILL; u++)                               \
+        const int col_ = (k0) + N - 1 + lane;                                             \
+        const bool in_ = col_ >= 0 && col_ < w;                                           \
+        size_t i_ = row0 + (size_t)(ptrdiff_t)col_;                                       \
+        _Pragma("unroll") for (int u = 0; u < S2_FILL; u++, i_ += rstep)                  \
         {                                                                                 \
-            const int f_ = tid + 32 * S2_MAPS * u, r_ = f_ >> 5;                          \
-            const int col_ = (k0) + N - 1 + (f_ & 31);                                    \
-            const size_t i_ = S2_BLUR_H_OK(k0, f_) ? (size_t)(y0 + r_) * w + col_ : 0;     \
-            av[u] = x1[i_];                                                               \
-            bv[u] = x2[i_];                                                               \
+            const size_t j_ = (row_ok >> u & 1) && in_ ? i_ : 0;                          \
+            av[u] = x1[j_];                                                               \
+            bv[u] = x2[j_];                                                               \
         }                                                                                 \
     } while (0)
 
 #pragma unroll
     for (int q = 0; q < CARRY; q++)
         v[S2_TILE + q] = 0.0f;
-    S2_BLUR_H_LOAD(-N + 1);
-    for (int k0 = -N + 1, t = 0; k0 < w; k0 += S2_TILE, t ^= 1) {
+    S2_BLUR_H_LOAD(-S2_TILE);
+    const int rows = h - y0 < S2_TILE ? h - y0 : S2_TILE;
+    /* the store part of lane: row sr + 4 i of the tile, columns 4 sq .. +3 */
+    const int sr = lane >> 3, sq = lane & 7;
+    for (int k0 = -S2_TILE, t = 0; k0 < w; k0 += S2_TILE, t ^= 1) {
         /* buffer t was last read two tiles ago, before the barrier of the
          * tile before */
+        const int col = k0 + N - 1 + lane;
+        const bool col_ok = col >= 0 && col < w;
 #pragma unroll
         for (int u = 0; u < S2_FILL; u++) {
-            const int f = tid + 32 * S2_MAPS * u;
-            if (f < S2_TILE * S2_TILE) {
-                const int r = f >> 5, q = f & 31;
-                const bool ok = S2_BLUR_H_OK(k0, f);
+            if (mine >> u & 1) {
+                const int r = m + S2_MAPS * u;
+                const bool ok = (row_ok >> u & 1) && col_ok;
                 const double a = ok ? av[u] : 0.0, b = ok ? bv[u] : 0.0;
 #pragma unroll
                 for (int mm = 0; mm < S2_MAPS; mm++)
-                    in[t][mm][r][q] = eq_s2_blur_input(mm, a, b);
+                    in[t][mm][r][lane] = eq_s2_blur_input(mm, a, b);
             }
         }
         __syncthreads();
@@ -338,9 +358,15 @@ s2_blur_h_kernel(const double *xyb, int w, int h, float *tmp)
 #pragma unroll
         for (int q = 0; q < CARRY; q++)
             v[q] = v[S2_TILE + q];
+        float4 *mine4 = reinterpret_cast<float4 *>(&in[t][m][lane][0]);
 #pragma unroll
-        for (int q = 0; q < S2_TILE; q++)
-            v[CARRY + q] = in[t][m][lane][q];
+        for (int q = 0; q < S2_TILE / 4; q++) {
+            const float4 f = mine4[q];
+            v[CARRY + 4 * q] = f.x;
+            v[CARRY + 4 * q + 1] = f.y;
+            v[CARRY + 4 * q + 2] = f.z;
+            v[CARRY + 4 * q + 3] = f.w;
+        }
 #pragma unroll
         for (int j = 0; j < S2_TILE; j++) {
             /* step k = k0 + j: left = in[k - N - 1] (v[j]), right =
@@ -348,21 +374,35 @@ s2_blur_h_kernel(const double *xyb, int w, int h, float *tmp)
             v[j] = eq_s2_rg_step(&p1, &p3, &p5, &pp1, &pp3, &pp5, v[j], v[j + 2 * N]);
         }
         /* the outputs through this warp's part of buffer t (read above, by
-         * this warp only; formed again after the next tile's barrier), so
-         * that they leave with coalesced row stores */
+         * this warp only; formed again after the next tile's barrier) */
 #pragma unroll
-        for (int q = 0; q < S2_TILE; q++)
-            in[t][m][lane][q] = v[q];
+        for (int q = 0; q < S2_TILE / 4; q++)
+            mine4[q] = make_float4(v[4 * q], v[4 * q + 1], v[4 * q + 2], v[4 * q + 3]);
         __syncwarp();
-        for (int r = 0; r < S2_TILE; r++) {
-            const int k = k0 + lane;
-            if (y0 + r < h && k >= 0 && k < w)
-                o[(size_t)(y0 + r) * w + k] = in[t][m][r][lane];
+        if (k0 >= 0) {
+            if (VEC) {
+                /* k0 + 4 sq .. + 3 lie all in the row or all past it */
+                if (k0 + 4 * sq < w) {
+                    float4 *op = reinterpret_cast<float4 *>(o + (size_t)(y0 + sr) * w + k0) + sq;
+                    const size_t step = (size_t)w; /* 4 rows, in float4 */
+#pragma unroll
+                    for (int i = 0; i < S2_TILE / 4; i++, op += step)
+                        if (sr + 4 * i < rows)
+                            *op = *reinterpret_cast<const float4 *>(&in[t][m][sr + 4 * i][4 * sq]);
+                }
+            } else {
+                const int k = k0 + lane;
+                if (k < w) {
+                    float *op = o + (size_t)y0 * w + k;
+#pragma unroll 4
+                    for (int r = 0; r < rows; r++, op += w)
+                        *op = in[t][m][r][lane];
+                }
+            }
         }
         __syncwarp();
     }
 #undef S2_BLUR_H_LOAD
-#undef S2_BLUR_H_OK
 }
 
 /* Columns, then the terms: one block per 32 columns of one channel, in
@@ -513,8 +553,15 @@ static int s2_blur_terms(EqCuda *cuda, const double *xyb, int w, int h, int nch,
                          double *d, double *d1, cudaStream_t stream)
 {
     int err = 0;
-    s2_blur_h_kernel<<<dim3(eqc_blocks((size_t)h, S2_TILE), nch), 32 * S2_MAPS, 0, stream>>>(
-        xyb, w, h, tmp);
+    /* 16-byte stores where the rows and the planes allow them: a scale's
+     * planes begin where the scales before end (15 * off[s] floats), so
+     * a row that is a multiple of 4 floats is not enough */
+    if (w % 4 == 0 && ((uintptr_t)tmp & 15) == 0)
+        s2_blur_h_kernel<true><<<dim3(eqc_blocks((size_t)h, S2_TILE), nch), 32 * S2_MAPS, 0,
+                                 stream>>>(xyb, w, h, tmp);
+    else
+        s2_blur_h_kernel<false><<<dim3(eqc_blocks((size_t)h, S2_TILE), nch), 32 * S2_MAPS, 0,
+                                  stream>>>(xyb, w, h, tmp);
     EQC_CHECK_LAUNCH(cuda, "s2_blur_h_kernel");
     s2_blur_v_terms_kernel<<<dim3(eqc_blocks((size_t)w, 32), nch), S2_VP + S2_VC, 0, stream>>>(
         xyb, tmp, w, h, d, d1);
