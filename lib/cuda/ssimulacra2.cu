@@ -280,8 +280,7 @@ static __device__ __forceinline__ void s2_bar(int b, int count)
  * 32 x 32 outputs of a map then leave with row stores, 16 bytes a lane (8
  * lanes a row, aligned: the tile starts at a multiple of 32) where a row
  * is a multiple of 4 floats and tmp 16-byte aligned (VEC), else 4 bytes a
- * lane. PITCH 36 keeps
- * each quarter warp's 16-byte words in distinct banks.
+ * lane. PITCH 36 keeps each quarter warp's 16-byte words in distinct banks.
  * tmp: float plane (c * 5 + m). */
 #define S2_MAPS EQ_S2_MAPS
 #define S2_FILL ((S2_TILE * S2_TILE + S2_MAPS * 32 - 1) / (S2_MAPS * 32))
@@ -358,10 +357,10 @@ s2_blur_h_kernel(const double *xyb, int w, int h, float *tmp)
 #pragma unroll
         for (int q = 0; q < CARRY; q++)
             v[q] = v[S2_TILE + q];
-        float4 *mine4 = reinterpret_cast<float4 *>(&in[t][m][lane][0]);
+        float4 *row4 = reinterpret_cast<float4 *>(&in[t][m][lane][0]);
 #pragma unroll
         for (int q = 0; q < S2_TILE / 4; q++) {
-            const float4 f = mine4[q];
+            const float4 f = row4[q];
             v[CARRY + 4 * q] = f.x;
             v[CARRY + 4 * q + 1] = f.y;
             v[CARRY + 4 * q + 2] = f.z;
@@ -377,7 +376,7 @@ s2_blur_h_kernel(const double *xyb, int w, int h, float *tmp)
          * this warp only; formed again after the next tile's barrier) */
 #pragma unroll
         for (int q = 0; q < S2_TILE / 4; q++)
-            mine4[q] = make_float4(v[4 * q], v[4 * q + 1], v[4 * q + 2], v[4 * q + 3]);
+            row4[q] = make_float4(v[4 * q], v[4 * q + 1], v[4 * q + 2], v[4 * q + 3]);
         __syncwarp();
         if (k0 >= 0) {
             if (VEC) {
