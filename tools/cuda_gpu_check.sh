@@ -113,25 +113,25 @@ for s in $steps; do
       #  bluralign: 16-byte stores wherever a row is a multiple of 4 floats, also
       #    where a scale's planes are not 16-byte aligned (a CUDA error, then every
       #    score of those sizes fails)
-      mut() {
-        local M=/tmp/eq-mut-$1; rm -rf $M /tmp/eq-mut-b-$1; mkdir -p $M
-        tar --exclude=./build-cuda --exclude=./.git -cf - . | tar -xf - -C $M
-        sed -i "$2" $M/lib/cuda/ordsum.cu $M/lib/cuda/ordsum.cuh
-        cmp -s lib/cuda/ordsum.cu $M/lib/cuda/ordsum.cu && cmp -s lib/cuda/ordsum.cuh $M/lib/cuda/ordsum.cuh &&
-          { echo "mutation $1 did not apply"; return 1; }
-        (cd $M && meson setup /tmp/eq-mut-b-$1 -Dgst=disabled -Dcuda=enabled --buildtype=release > /dev/null && ninja -C /tmp/eq-mut-b-$1 tests/checkkernels/checkkernels > /dev/null) || return 1
-        run mutation-$1 120 /tmp/eq-mut-b-$1/tests/checkkernels/checkkernels --seed "$SEED" --only ordsum
-        echo "mutation $1 rc (must be 1): $?"
-      }
-      mut_s2() { # name target sed args...: lib/cuda/ssimulacra2.cu mutated, target run with args
-        local n=$1 tg=$2 sx=$3 M=/tmp/eq-mut-$1; shift 3
+      mut_in() { # name "files" target timeout sed args...: the files mutated by sed, target run with args
+        local n=$1 files=$2 tg=$3 t=$4 sx=$5 M=/tmp/eq-mut-$1 f same=1; shift 5
         rm -rf $M /tmp/eq-mut-b-$n; mkdir -p $M
         tar --exclude=./build-cuda --exclude=./.git -cf - . | tar -xf - -C $M
-        sed -i "$sx" $M/lib/cuda/ssimulacra2.cu
-        cmp -s lib/cuda/ssimulacra2.cu $M/lib/cuda/ssimulacra2.cu && { echo "mutation $n did not apply"; return 1; }
+        for f in $files; do
+          sed -i "$sx" $M/$f
+          cmp -s $f $M/$f || same=0
+        done
+        [ $same = 1 ] && { echo "mutation $n did not apply"; return 1; }
         (cd $M && meson setup /tmp/eq-mut-b-$n -Dgst=disabled -Dcuda=enabled --buildtype=release > /dev/null && ninja -C /tmp/eq-mut-b-$n $tg > /dev/null) || return 1
-        run mutation-$n 300 /tmp/eq-mut-b-$n/$tg "$@"
+        run mutation-$n $t /tmp/eq-mut-b-$n/$tg "$@"
         echo "mutation $n rc (must be 1): $?"
+      }
+      mut() { # name sed: the engine (ordsum.cu, ordsum.cuh), the ordsum stage
+        mut_in $1 "lib/cuda/ordsum.cu lib/cuda/ordsum.cuh" tests/checkkernels/checkkernels 120 "$2" --seed "$SEED" --only ordsum
+      }
+      mut_s2() { # name target sed args...: lib/cuda/ssimulacra2.cu, target run with args
+        local n=$1 tg=$2 sx=$3; shift 3
+        mut_in $n lib/cuda/ssimulacra2.cu $tg 300 "$sx" "$@"
       }
       mut fast 's/l->slow |= a == EQ_ORD_FAST_SLOW;/l->slow |= 0;/; s/lf.slow = (fl \& EQ_ORD_SF_TIE) != 0;/lf.slow = 0;/'
       mut carry 's/rec->p\[pb - 1\].run = eq_ord_compose(exs.run, before_head);/rec->p[pb - 1].run = before_head;/'
