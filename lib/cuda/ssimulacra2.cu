@@ -863,18 +863,20 @@ fail:
 }
 
 extern "C" int eq_cuda_stage_s2_blur_terms(EqCuda *cuda, const double *x1, const double *x2,
-                                           int w, int h, double *d, double *d1)
+                                           int w, int h, int skew, double *d, double *d1)
 {
     const size_t n = (size_t)w * h;
+    if (skew < 0 || skew > 3)
+        return EQ_ERR_INVALID_ARGUMENT;
     /* xyb layout of one channel: x1 in plane 0, x2 in plane 3 */
     int err = eqc_buf_reserve(cuda, &cuda->scratch[EQC_SCRATCH_STAGE],
-                              8 * n * 8 + 5 * n * sizeof(float));
+                              8 * n * 8 + (5 * n + 3) * sizeof(float));
     if (err < 0)
         return err;
     {
         double *xyb = (double *)cuda->scratch[EQC_SCRATCH_STAGE].ptr;
         double *od = xyb + 6 * n, *od1 = od + n;
-        float *tmp = (float *)(od1 + n);
+        float *tmp = (float *)(od1 + n) + skew; /* od1 + n: 16-byte aligned */
         STAGE_COPY(xyb, x1, n * 8, cudaMemcpyHostToDevice);
         STAGE_COPY(xyb + 3 * n, x2, n * 8, cudaMemcpyHostToDevice);
         EQC_CHECK(cuda, EQC_SITE_OTHER, cudaMemsetAsync(od, 0xff, 2 * n * 8, cuda->stream));

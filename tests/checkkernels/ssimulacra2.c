@@ -99,17 +99,21 @@ static void check_frame(CkContext *ck, const FgFormat *fmt, int w, int h, EqRang
             eq_s2_blur_v_c(tmp, o[m], w, h, 0, w, NULL);
         }
         eq_s2_terms_c(x1, x2, mu1, mu2, s11, s22, s12, dd, dd + n, n);
-        for (int run = 0; run < 2; run++) {
-            int err = eq_cuda_stage_s2_blur_terms(ck->cuda, x1, x2, w, h, gd, gd + n);
+        /* twice with the row blurs' planes aligned, once 4 bytes past a
+         * 16-byte boundary (the 4-byte stores even where a row is a
+         * multiple of 4 floats) */
+        for (int run = 0; run < 3; run++) {
+            const int skew = run == 2;
+            int err = eq_cuda_stage_s2_blur_terms(ck->cuda, x1, x2, w, h, skew, gd, gd + n);
             if (err < 0) {
                 ck_error(ck, "blur_terms", err);
                 continue;
             }
-            snprintf(what, sizeof(what), "blur+terms %s %dx%d channel %d: d", fmt->name, w, h,
-                     c);
+            snprintf(what, sizeof(what), "blur+terms %s %dx%d channel %d skew %d: d", fmt->name,
+                     w, h, c, skew);
             ck_same(ck, what, gd, dd, n * 8);
-            snprintf(what, sizeof(what), "blur+terms %s %dx%d channel %d: d1", fmt->name, w, h,
-                     c);
+            snprintf(what, sizeof(what), "blur+terms %s %dx%d channel %d skew %d: d1",
+                     fmt->name, w, h, c, skew);
             ck_same(ck, what, gd + n, dd + n, n * 8);
         }
         double want[6] = {0, 0, 0, 0, 0, 0}, got[6]; /* eq_s2_sums_c continues from want */
