@@ -151,6 +151,13 @@ for s in $steps; do
       mut smallrec 's/sh.slot\[c\] = (signed char)(kept ? rank : -1);/sh.slot[c] = (signed char)(kept ? 0 : -1);/'
       mut fastwalk 's/y = cross ? plain : run_sum;/y = cross ? y : run_sum;/'
       mut fastok 's/ok \&= cross | good;/ok \&= 1;/'
+      # the tie-free run's arithmetic (lib/exact/ordsum.h, eq_ord_run_scaled1),
+      # red in the ordsum stage: one of its four interleaved totals left out,
+      # no lane flagged for a negative term, no exact half flagged
+      mx() { mut_in $1 lib/exact/ordsum.h tests/checkkernels/checkkernels 120 "$2" --seed "$SEED" --only ordsum; }
+      mx scaledpart 's/    const double sum = (part\[0\] + part\[1\]) + (part\[2\] + part\[3\]);/    const double sum = (part[0] + part[1]) + part[2];/'
+      mx scaledneg 's/        neg = neg | (xi < 0.0);/        neg = neg;/'
+      mx scaledtie 's/        tie = tie | (half != 0);/        tie = tie;/'
       K=tests/checkkernels/checkkernels
       mut_s2 blurfirst $K 's/        if (k0 >= 0) {/        if (k0 > 0) {/' --seed "$SEED" --only ssimulacra2
       mut_s2 blurrows $K 's/if (sr + 4 \* i < rows)/if (sr + 4 * i < rows - 1)/' --seed "$SEED" --only ssimulacra2

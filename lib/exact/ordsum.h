@@ -62,6 +62,8 @@
 #ifndef EQ_EXACT_ORDSUM_H
 #define EQ_EXACT_ORDSUM_H
 
+#include <math.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -328,7 +330,7 @@ EQ_HD static inline double eq_ord_round_scaled(double y, double *t, unsigned *ti
     *tie = 0; /* mutation: exact halves not recognised */
     (void)diff;
 #else
-    *tie = diff == 0.5 || diff == -0.5;
+    *tie = fabs(diff) == 0.5; /* one test of |diff| (DSETP with |x| on the GPU) */
 #endif
     return r;
 }
@@ -403,22 +405,35 @@ EQ_HD static inline int eq_ord_run_scaled(const double *x, int n, double scale, 
  * raises no flag either (tests/lib/test_ordsum.c); with a flag they mean
  * nothing. The device's chunk runs take this first: it needs neither the
  * parities nor the alternative increment of each term.
+ *
+ * The increments are added in four interleaved totals, then those in
+ * pairs: a shorter chain of dependent adds than one running total, and
+ * the same double wherever there is no flag. Every increment is then a
+ * non-negative integer and the exact total is below 2^47, so every
+ * partial total is an integer below 2^47, held exactly, in any grouping.
+ * Where the exact total is 2^47 or more, every grouping's result is too
+ * (rounding is monotone and keeps integers up to 2^53 exact), and an
+ * infinity or a NaN reaches every grouping's result: BIG either way. The
+ * flags are kept as truth values, so that a compiler can chain the
+ * per-term tests (DSETP.OR on the GPU) instead of forming and OR-ing
+ * integers.
  */
 EQ_HD static inline int eq_ord_run_scaled1(const double *x, int n, double scale, double *d,
                                            double *f)
 {
-    double sum = 0.0, first = 0.0;
-    unsigned tie = 0;
-    int neg = 0, i;
+    double part[4] = { 0.0, 0.0, 0.0, 0.0 }, first = 0.0;
+    bool tie = false, neg = false;
+    int i;
     for (i = 0; i < n; i++) {
         double xi = x[i], t;
         unsigned half;
         double r = eq_ord_round_scaled(xi * scale, &t, &half);
-        tie |= half;
-        neg |= xi < 0.0;
-        sum += r;
+        tie = tie | (half != 0);
+        neg = neg | (xi < 0.0);
+        part[i & 3] += r;
         first = i == 0 ? r : first;
     }
+    const double sum = (part[0] + part[1]) + (part[2] + part[3]);
     *d = sum;
     *f = first;
     return (tie ? EQ_ORD_SF_TIE : 0) | (!(sum < 0x1p47) ? EQ_ORD_SF_BIG : 0) |
