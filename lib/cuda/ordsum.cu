@@ -978,17 +978,32 @@ struct WalkGroups {
 
 #define EQC_WALK_SPLITS 8
 
-/* Records src[0 .. n-1] of the pool copied to dst by the block's
- * EQC_ORD_LANES threads, in 8-byte words (the walk's split records, read
- * from shared memory while it walks). */
+/* Records src[0 .. n-1] of the pool (n <= EQC_WALK_SPLITS) copied to dst
+ * by the block's EQC_ORD_LANES threads, in 8-byte words (the walk's split
+ * records, read from shared memory while it walks). Every load of a thread
+ * is issued before its first store: one round trip to L2 for the whole
+ * copy, not one for each record (a loop of load-then-store waits for each
+ * load in turn). */
 static_assert(sizeof(EqCudaSplit) % 8 == 0, "records copied in 8-byte words");
 static __device__ __forceinline__ void copy_split_records(EqCudaSplit *dst, const int *src,
                                                           const int &n, const EqCudaSplit *pool)
 {
-    const int words = (int)(sizeof(EqCudaSplit) / 8);
-    for (int q = threadIdx.x; q < n * words; q += EQC_ORD_LANES)
-        reinterpret_cast<unsigned long long *>(dst)[q] =
-            reinterpret_cast<const unsigned long long *>(pool + src[q / words])[q % words];
+    constexpr int WORDS = (int)(sizeof(EqCudaSplit) / 8);
+    constexpr int PER = (EQC_WALK_SPLITS * WORDS + EQC_ORD_LANES - 1) / EQC_ORD_LANES;
+    const int nw = n * WORDS;
+    unsigned long long v[PER];
+#pragma unroll
+    for (int k = 0; k < PER; k++) {
+        const int q = (int)threadIdx.x + k * EQC_ORD_LANES;
+        if (q < nw)
+            v[k] = reinterpret_cast<const unsigned long long *>(pool + src[q / WORDS])[q % WORDS];
+    }
+#pragma unroll
+    for (int k = 0; k < PER; k++) {
+        const int q = (int)threadIdx.x + k * EQC_ORD_LANES;
+        if (q < nw)
+            reinterpret_cast<unsigned long long *>(dst)[q] = v[k];
+    }
 }
 
 /* The records of the one group of EQC_ORD_SEG chunks the walk stages
