@@ -103,6 +103,9 @@ for s in $steps; do
       #  fastwalk: the split walk's first pass drops the crossing pieces' terms
       #  fastok: the split walk's first pass takes its pieces without their checks
       #    (red through EQ_CUDA_STAGE_SUM_LIE's poisoned pieces)
+      #  fusedwait: the fused small-launch kernel (ord_small_chunks_kernel) reads
+      #    the chunk sums before its chunk without waiting for their ready flags
+      #  fusedscan: it plans its chunk from the prefix after the chunk, not before
       # and the row blur's (s2_blur_h_kernel; lib/cuda/ssimulacra2.cu), red in the
       # ssimulacra2 stage of the harness:
       #  blurfirst: the first tile of outputs (columns 0 .. 31) is not stored
@@ -151,6 +154,8 @@ for s in $steps; do
       mut smallrec 's/sh.slot\[c\] = (signed char)(kept ? rank : -1);/sh.slot[c] = (signed char)(kept ? 0 : -1);/'
       mut fastwalk 's/y = cross ? plain : run_sum;/y = cross ? y : run_sum;/'
       mut fastok 's/ok \&= cross | good;/ok \&= 1;/'
+      mut fusedwait 's/while (ld_acquire_u32(\&ready\[off + tid\]) != epoch) {/while (0) {/'
+      mut fusedscan 's/const double prefix = c ? part\[tid\] - local : 0.0;/const double prefix = c ? part[tid] : 0.0;/'
       # the tie-free run's arithmetic (lib/exact/ordsum.h, eq_ord_run_scaled1),
       # red in the ordsum stage: one of its four interleaved totals left out,
       # no lane flagged for a negative term, no exact half flagged

@@ -208,6 +208,8 @@ extern "C" int eq_cuda_open(EqCuda **out, const EqSettings *settings, const EqLo
                              : !strcmp(runs, "group") ? 0
                              : !strcmp(runs, "sum")   ? 1
                                                       : -1;
+        const char *fused = getenv(EQ_CUDA_FUSED_ENV);
+        cuda->fused = fused && !strcmp(fused, "off") ? 0 : fused && !strcmp(fused, "on") ? 1 : -1;
         const char *plan = getenv(EQ_CUDA_PLAN_ENV);
         cuda->plan_reuse = !(plan && !strcmp(plan, "fresh"));
         const char *bands = getenv(EQ_CUDA_BANDS_ENV);

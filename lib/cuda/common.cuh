@@ -115,6 +115,10 @@ struct EqcSumTable {
     int gfirst[EQC_MAX_SUMS];
     int gcount[EQC_MAX_SUMS];
     long long gchunk_off[EQC_MAX_SUMS + 1];
+    /* Zero with every launch (the host clears the table it copies up):
+     * the fused small launch's counters (ord_small_chunks_kernel: split
+     * records made, applied, failed; 0; the blocks' ticket). */
+    int counters[8];
 };
 
 /* Where the last launch left its partial results (for the kernel harness). */
@@ -211,6 +215,9 @@ struct EqCuda {
     int walk_no_split;    /* no split records (EQ_CUDA_SPLIT_ENV) */
     int split_block;      /* split records formed again: 1 a block each, 0 a warp each,
                              -1 by the launch's size (EQ_CUDA_SPLIT_ENV) */
+    int fused;            /* small launches: 1 ord_small_chunks_kernel, 0 the kernels of
+                             the larger ones, -1 by the launch's size (EQ_CUDA_FUSED_ENV) */
+    unsigned sum_epoch;   /* the last launch's mark in its chunks' ready flags */
     int runs_per_sum;     /* chunk runs: 1 a warp per chunk of each sum, 0 per plane group,
                              -1 by the launch's size (EQ_CUDA_RUNS_ENV) */
     int upload_bands;     /* bands for host frames, 0: by height (EQ_CUDA_BANDS_ENV) */

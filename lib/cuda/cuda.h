@@ -87,6 +87,14 @@ int eq_cuda_device_available(char *why, size_t why_size);
  * from its own chunk sums first (a pass over the terms more). The plan is
  * advice: the same bits either way (for tools/bench_cuda). */
 #define EQ_CUDA_PLAN_ENV "EXACTQUALITY_CUDA_PLAN"
+/* Launches whose sums have at most 256 chunks each (SSIM's, MS-SSIM's and
+ * SSIMULACRA2's at small sizes) form their chunk sums, plan, chunk runs and
+ * split records in one kernel, a block a chunk (lib/cuda/ordsum.cu,
+ * ord_small_chunks_kernel): "off" takes the kernels of larger launches
+ * instead (chunk sums or runs under a kept plan, plan, runs again), "on"
+ * the one kernel whatever the launch's total. The same bits every way (for
+ * tools/bench_cuda). */
+#define EQ_CUDA_FUSED_ENV "EXACTQUALITY_CUDA_FUSED"
 #define EQ_CUDA_BANDS_ENV "EXACTQUALITY_CUDA_BANDS"
 #define EQ_CUDA_BAND_ROWS 512
 
@@ -154,7 +162,10 @@ int eq_cuda_stage_s2_blur_terms(EqCuda *cuda, const double *x1, const double *x2
  * whatever the launch's size; EQ_CUDA_STAGE_SUM_LIE has the walk take the
  * middle run piece of every split record for a poisoned run, which fails
  * its check, so that the block adds the rest of the chunk (the same bits,
- * split_failed counting them). */
+ * split_failed counting them); EQ_CUDA_STAGE_SUM_FUSED takes
+ * ord_small_chunks_kernel for a launch whose sums have at most 256 chunks
+ * each (without it the stage never does, so that the other kernels stay
+ * tested at those sizes). */
 #define EQ_CUDA_STAGE_SUM_NONE_PLAN 1
 #define EQ_CUDA_STAGE_SUM_PAIRS 2
 #define EQ_CUDA_STAGE_SUM_RUNS_GROUP 4
@@ -163,6 +174,7 @@ int eq_cuda_stage_s2_blur_terms(EqCuda *cuda, const double *x1, const double *x2
 #define EQ_CUDA_STAGE_SUM_SPLIT_WARP 32  /* split records formed again: a warp each */
 #define EQ_CUDA_STAGE_SUM_SPLIT_BLOCK 64 /* ... a block each (default: by size) */
 #define EQ_CUDA_STAGE_SUM_LIE 128
+#define EQ_CUDA_STAGE_SUM_FUSED 256 /* a small launch by ord_small_chunks_kernel (else never) */
 typedef struct EqCudaSumCase {
     const double *x;
     size_t n;

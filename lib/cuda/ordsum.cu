@@ -122,6 +122,9 @@ static __device__ __forceinline__ void load_terms(const EqcSumDesc &d, long long
 #define SPLIT_NT 256 /* a block's threads on one split chunk (ord_runs_again_kernel) */
 /* launches of at most this many chunks split by a block (EQ_CUDA_SPLIT_ENV) */
 #define EQC_SPLIT_BLOCK_MAX 2048
+/* launches of at most this many chunks (and at most EQC_ORD_LANES a sum) by
+ * ord_small_chunks_kernel, a block a chunk (EQ_CUDA_FUSED_ENV) */
+#define EQC_FUSED_MAX 2048
 
 /* A chunk of x (count >= 1 values) into shared rows by NT threads (a warp,
  * or the block's first NT threads), each value as the term of `kind`
@@ -875,6 +878,147 @@ ord_runs_again_kernel(const EqcSumTable *t, const int *plan, EqOrdRun *runs, int
     }
 }
 
+/* ---- small launches: one kernel from the terms to the walk ---- */
+
+/* Launches whose sums have at most EQC_ORD_LANES chunks each are walked by
+ * ord_walk_small_kernel. Before it, by default (EQ_CUDA_FUSED_ENV), one
+ * kernel does what the chunk runs, plan and runs-again kernels do for
+ * larger launches: SSIM's launch at 4K is 480 chunks, and its three
+ * kernels were a chain of latencies (about 19 us on the H200) more than
+ * of work. A block of SPLIT_NT threads takes a chunk: it stages the
+ * chunk's terms, forms the chunk's approximate sum (chunk_sum_of: the host
+ * pipeline's grouping) and publishes it (a release store of the launch's
+ * epoch in the chunk's ready flag), then waits for the chunk sums before
+ * it in its sum (acquire loads) and plans the chunk as ord_plan_kernel
+ * does with a block of SPLIT_NT threads: the same Hillis-Steele scan of
+ * the sum's chunk sums, whose value at chunk c reads no chunk after c, so
+ * the same approximate prefixes and the same plan. Then warp 0 forms the
+ * chunk's run under its binade (chunk_run), or the block its split record
+ * (split_chunk). No plan is kept between launches.
+ *
+ * A block waits only for blocks that took a lower ticket (the chunks are
+ * handed out in the order blocks start, by an atomic counter), and every
+ * block publishes before it waits: so the blocks that it waits for are
+ * running or done, and none of them waits for it. The flags are not
+ * cleared between launches: each launch marks them with its own epoch. A
+ * flag that held the epoch by chance (memory never written since it was
+ * allocated) would hand the scan a stale chunk sum: a wrong plan, which
+ * is advice, and the walk's checks still give the loop's bits. */
+static __device__ __forceinline__ unsigned ld_acquire_u32(const unsigned *p)
+{
+    unsigned v;
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+
+static __device__ __forceinline__ void st_release_u32(unsigned *p, unsigned v)
+{
+    asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+
+__global__ void __launch_bounds__(SPLIT_NT, 4)
+ord_small_chunks_kernel(const EqcSumTable *t, int *counters, double *chunk_sum,
+                        unsigned char *zero, int *plan, double *approx, EqOrdRun *runs,
+                        int *split_idx, EqCudaSplit *pool, int pool_cap, unsigned *ready,
+                        unsigned epoch, int no_fast)
+{
+    static_assert(SPLIT_NT == EQC_ORD_LANES, "a thread per chunk of a sum");
+    __shared__ double stage[32 * RUNS_ROW];
+    __shared__ double part[SPLIT_NT];
+    __shared__ SplitShared sh;
+    __shared__ long long ticket;
+    __shared__ double own, own_prefix;
+    __shared__ int own_nz, own_plan;
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    if (tid == 0)
+        ticket = atomicAdd(&counters[4], 1);
+    __syncthreads();
+    const long long g = ticket;
+    const int s = last_at_most(t->nsums, g, [&](int j) { return t->chunk_off[j]; });
+    const EqcSumDesc d = t->d[s];
+    const long long off = t->chunk_off[s];
+    const int c = (int)(g - off);
+    const long long first = (long long)c * EQC_ORD_CHUNK;
+    const int count = d.n - first < EQC_ORD_CHUNK ? (int)(d.n - first) : EQC_ORD_CHUNK;
+
+    /* the chunk's approximate sum and zero flag (an empty sum's one chunk:
+     * 0.0 and zero, as ord_chunk_sums_kernel), published */
+    if (count > 0) {
+        stage_chunk<SPLIT_NT>(d, first, count, stage, tid, d.kind);
+        if (warp == 0) {
+            int nonzero;
+            const double acc = chunk_sum_of(stage + lane * RUNS_ROW, EQC_TERM_X, lane, &nonzero);
+            if (lane == 0) {
+                own = acc;
+                own_nz = nonzero;
+            }
+        }
+    } else if (tid == 0) {
+        own = 0.0;
+        own_nz = 0;
+    }
+    __syncthreads();
+    const double cs = own;
+    if (tid == 0) {
+        chunk_sum[g] = cs;
+        zero[g] = (unsigned char)!own_nz;
+        st_release_u32(&ready[g], epoch);
+    }
+
+    /* ord_plan_kernel<SPLIT_NT>'s scan (a chunk a thread), the entries
+     * after chunk c left 0.0 */
+    double local = 0.0;
+    if (tid < c) {
+        while (ld_acquire_u32(&ready[off + tid]) != epoch) {
+        }
+        local += __ldcg(&chunk_sum[off + tid]);
+    } else if (tid == c) {
+        local += cs;
+    }
+    part[tid] = local;
+    __syncthreads();
+    for (int k = 1; k < SPLIT_NT; k *= 2) {
+        const double o = tid >= k ? part[tid - k] : 0.0;
+        __syncthreads();
+        part[tid] += o;
+        __syncthreads();
+    }
+    if (tid == c) {
+        const double prefix = c ? part[tid] - local : 0.0;
+        const int e = eq_ord_plan_chunk(prefix, prefix + cs);
+        own_plan = e;
+        own_prefix = prefix;
+        plan[g] = e;
+        if (e == EQ_ORD_NONE)
+            approx[g] = prefix;
+    }
+    __syncthreads();
+    const int e = own_plan;
+
+    /* the chunk's run, or its split record (as ord_runs_again_kernel) */
+    if (count <= 0) {
+        if (tid == 0) {
+            runs[g] = e == EQ_ORD_NONE ? eq_ord_poison() : eq_ord_empty();
+            split_idx[g] = -1;
+        }
+    } else if (e == EQ_ORD_NONE) {
+        int slot = -1;
+        if (own_nz && pool_cap > 0)
+            slot = split_chunk<SPLIT_NT>(stage, own_prefix, pool, pool_cap, counters, &sh);
+        if (tid == 0) {
+            runs[g] = eq_ord_poison();
+            split_idx[g] = slot;
+        }
+    } else if (warp == 0) {
+        const EqOrdRun r =
+            chunk_run(stage + lane * RUNS_ROW, min(max(count - lane * 32, 0), 32), e, no_fast, lane);
+        if (lane == 0) {
+            runs[g] = r;
+            split_idx[g] = -1;
+        }
+    }
+}
+
 /* The segment records of one aligned group of EQC_ORD_SEG chunks: two
  * warps of the block, thread j of the group (threadIdx.x % EQC_ORD_SEG)
  * holding chunk j as x (its run, and whether it heads a segment:
@@ -1624,7 +1768,7 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
      * size (a chunk beyond it goes to the walk's fallback, as before) */
     const int pool_cap = (int)(total < EQC_SPLIT_POOL ? total : EQC_SPLIT_POOL);
     const size_t need = (size_t)pool_cap * sizeof(EqCudaSplit) +
-                        (size_t)total * (2 * sizeof(double) + 3 * sizeof(int) +
+                        (size_t)total * (2 * sizeof(double) + 4 * sizeof(int) +
                                          2 * sizeof(EqOrdRun) + 1) +
                         4 * sizeof(int) + (size_t)groups;
     if ((err = eqc_buf_reserve(cuda, &cuda->scratch[scratch], need)) < 0)
@@ -1634,11 +1778,13 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
      * this layout, on this stream (in stream order, so that it is
      * complete) */
     const int tree = cuda->sum_mode == EQ_CUDA_SUM_TREE;
+    const int fused = !tree && !cuda->walk_none_plan && most_chunks <= EQC_ORD_LANES &&
+                      (cuda->fused >= 0 ? cuda->fused : total <= EQC_FUSED_MAX);
     int reuse = 0;
     int *plan = NULL, *prev = NULL;
     if (!tree) {
         void *was = keep->buf.ptr;
-        reuse = cuda->plan_reuse && keep->valid && keep->stream == stream &&
+        reuse = !fused && cuda->plan_reuse && keep->valid && keep->stream == stream &&
                 same_layout(&keep->tab, ht);
         keep->valid = 0;
         if ((err = eqc_buf_reserve(cuda, &keep->buf, 2 * (size_t)total * sizeof(int))) < 0)
@@ -1659,7 +1805,8 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
         int *seg_len = again + total;
         int *split_idx = seg_len + total;
         int *counters = split_idx + total;
-        unsigned char *zero = (unsigned char *)(counters + 4);
+        unsigned *ready = (unsigned *)(counters + 4); /* the fused kernel's flags */
+        unsigned char *zero = (unsigned char *)(ready + total);
         unsigned char *gzero = zero + total;
         cuda->last_sums = (EqcSumScratch){ chunk_sum, plan, runs,     seg,  seg_len,
                                            split_idx, pool, counters, total };
@@ -1671,7 +1818,17 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
         const long long rwarps = per_sum ? total : gtotal;
         const unsigned rblocks = (unsigned)((rwarps + RUNS_WARPS - 1) / RUNS_WARPS);
         const int cap = cuda->walk_no_split ? 0 : pool_cap;
-        if (reuse) {
+        if (fused) {
+            /* chunk sums, plan, runs and split records in one kernel; its
+             * counters are the table's, cleared by the copy above */
+            counters = dt->counters;
+            cuda->last_sums.counters = counters;
+            cuda->sum_epoch = cuda->sum_epoch + 1 ? cuda->sum_epoch + 1 : 1;
+            ord_small_chunks_kernel<<<(unsigned)total, SPLIT_NT, 0, stream>>>(
+                dt, counters, chunk_sum, zero, plan, approx, runs, split_idx, pool, cap, ready,
+                cuda->sum_epoch, cuda->runs_no_fast);
+            EQC_CHECK_LAUNCH(cuda, "ord_small_chunks_kernel");
+        } else if (reuse) {
             /* runs under the kept plan, with this frame's chunk sums; the
              * plan; the chunks whose plan changed (or is term by term)
              * formed again */
@@ -1727,6 +1884,8 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
                                  counters, dout, cuda->walk_none_plan, cuda->walk_mode,
                                  cuda->walk_lie));
         }
+        if (fused)
+            return 0; /* no plan kept (keep->valid is 0) */
         /* kept for the slot's next launch */
         keep->cur = 1 - keep->cur;
         keep->valid = 1;
@@ -1758,7 +1917,7 @@ extern "C" int eq_cuda_stage_ordsum(EqCuda *cuda, const EqCudaSumCase *cases, in
     size_t total_terms = 0, off = 0;
     int err = 0;
     const int none_plan = flags & EQ_CUDA_STAGE_SUM_NONE_PLAN;
-    int runs_mode, reuse_mode, split_mode;
+    int runs_mode, reuse_mode, split_mode, fused_mode;
 
     if (ncases <= 0 || ncases > EQC_MAX_SUMS)
         return EQ_ERR_INVALID_ARGUMENT;
@@ -1804,6 +1963,8 @@ extern "C" int eq_cuda_stage_ordsum(EqCuda *cuda, const EqCudaSumCase *cases, in
     else if (flags & EQ_CUDA_STAGE_SUM_RUNS_SUM)
         cuda->runs_per_sum = 1;
     cuda->plan_reuse = !!(flags & EQ_CUDA_STAGE_SUM_REUSE);
+    fused_mode = cuda->fused;
+    cuda->fused = flags & EQ_CUDA_STAGE_SUM_FUSED ? 1 : 0;
     err = eqc_sums_launch(cuda, desc, ncases, cuda->dres->sums, cuda->stream);
     cuda->walk_none_plan = 0;
     cuda->walk_lie = 0;
@@ -1811,6 +1972,7 @@ extern "C" int eq_cuda_stage_ordsum(EqCuda *cuda, const EqCudaSumCase *cases, in
     cuda->runs_per_sum = runs_mode;
     cuda->plan_reuse = reuse_mode;
     cuda->split_block = split_mode;
+    cuda->fused = fused_mode;
     if (err < 0)
         goto fail;
     EQC_CHECK(cuda, EQC_SITE_COPY,

@@ -151,10 +151,15 @@ static int split_ok(const EqCudaSplit *r, const double *x, ptrdiff_t stride, siz
  * and segments against the host; (2) the same with EQ_CUDA_STAGE_SUM_LIE
  * and (3) the whole launch with it (the walk takes a piece of every split
  * record for a poisoned run: that piece's check fails, the block adds the
- * rest of the chunk): the sums against the host. *failed counts
- * the records handed on, *small the chunks of (1). */
+ * rest of the chunk): the sums against the host; (4) the small launch by
+ * the fused kernel (EQ_CUDA_STAGE_SUM_FUSED: chunk sums, plan, runs and
+ * split records in one kernel): sums, chunk sums, chunk runs, segments and
+ * split records against the host, and its plan the plan of (1), whose scan
+ * it repeats; (5) that with EQ_CUDA_STAGE_SUM_LIE: the sums. *failed
+ * counts the records handed on, *small the chunks of (1), *fused_split
+ * the split records of (4) checked. */
 static void ordsum_small_and_lie(CkContext *ck, int kind, const EqCudaSumCase *cases, int nc,
-                                 size_t chunks, long *failed, long *small)
+                                 size_t chunks, long *failed, long *small, long *fused_split)
 {
     const EqOrdLayout *lay = &eq_ordsum_default_layout;
     EqCudaSumCase sc[16];
@@ -165,20 +170,25 @@ static void ordsum_small_and_lie(CkContext *ck, int kind, const EqCudaSumCase *c
             sc[ns++] = cases[i];
             schunks += eq_cuda_stage_ordsum_chunks(cases[i].n);
         }
-    EqCudaSumPartials part[3];
-    double sums[3][16];
-    for (int r = 0; r < 3; r++) {
+    EqCudaSumPartials part[5];
+    double sums[5][16];
+    static const int flags[5] = { 0, EQ_CUDA_STAGE_SUM_LIE, EQ_CUDA_STAGE_SUM_LIE,
+                                  EQ_CUDA_STAGE_SUM_FUSED,
+                                  EQ_CUDA_STAGE_SUM_FUSED | EQ_CUDA_STAGE_SUM_LIE };
+    for (int r = 0; r < 5; r++) {
         const size_t n = r == 2 ? chunks : schunks;
         part[r] = (EqCudaSumPartials){ .chunk_sum = calloc(n + 1, sizeof(double)),
                                        .plan = calloc(n + 1, sizeof(int)),
                                        .runs = calloc(n + 1, sizeof(EqOrdRun)),
                                        .seg = calloc(n + 1, sizeof(EqOrdRun)),
-                                       .seg_len = calloc(n + 1, sizeof(int)) };
+                                       .seg_len = calloc(n + 1, sizeof(int)),
+                                       .split = r == 3 ? calloc(n + 1, sizeof(EqCudaSplit))
+                                                       : NULL };
         const int err = eq_cuda_stage_ordsum(ck->cuda, r == 2 ? cases : sc, r == 2 ? nc : ns,
-                                             r ? EQ_CUDA_STAGE_SUM_LIE : 0, sums[r], &part[r]);
+                                             flags[r], sums[r], &part[r]);
         if (err < 0)
-            ck_error(ck, "eq_cuda_stage_ordsum (small launch, lie)", err);
-        *failed += r ? part[r].split_failed : 0;
+            ck_error(ck, "eq_cuda_stage_ordsum (small launch, lie, fused)", err);
+        *failed += flags[r] & EQ_CUDA_STAGE_SUM_LIE ? part[r].split_failed : 0;
     }
     *small += (long)schunks;
     char what[112];
@@ -196,6 +206,11 @@ static void ordsum_small_and_lie(CkContext *ck, int kind, const EqCudaSumCase *c
         ck_same(ck, what, &sums[0][k], &want, sizeof(double));
         snprintf(what, sizeof(what), "kind %d n %zu: sum, small launch, a poisoned piece", kind, n);
         ck_same(ck, what, &sums[1][k], &want, sizeof(double));
+        snprintf(what, sizeof(what), "kind %d n %zu: sum, fused small launch", kind, n);
+        ck_same(ck, what, &sums[3][k], &want, sizeof(double));
+        snprintf(what, sizeof(what), "kind %d n %zu: sum, fused small launch, a poisoned piece",
+                 kind, n);
+        ck_same(ck, what, &sums[4][k], &want, sizeof(double));
         if (n) {
             EqOrdRun *runs = malloc(nch * sizeof(EqOrdRun)), *seg = malloc(nch * sizeof(EqOrdRun));
             EqOrdRun *lanes = malloc((size_t)lay->lanes_per_chunk * sizeof(EqOrdRun));
@@ -212,6 +227,36 @@ static void ordsum_small_and_lie(CkContext *ck, int kind, const EqCudaSumCase *c
                      kind, n, bad);
             const int zero = 0;
             ck_same(ck, what, &bad, &zero, sizeof(int));
+
+            /* the fused kernel: its plan is (1)'s; chunk sums, runs,
+             * segments and split records are the host's under it */
+            snprintf(what, sizeof(what), "kind %d n %zu: plan, fused small launch", kind, n);
+            ck_same(ck, what, part[3].plan + c0, dplan, nch * sizeof(int));
+            double *cs = malloc(nch * sizeof(double));
+            eq_ordsum_chunk_sums(sc[k].x, n, sc[k].stride, lay, cs);
+            snprintf(what, sizeof(what), "kind %d n %zu: chunk sums, fused small launch", kind, n);
+            ck_same(ck, what, part[3].chunk_sum + c0, cs, nch * sizeof(double));
+            free(cs);
+            const int *fplan = part[3].plan + c0;
+            eq_ordsum_chunk_runs(sc[k].x, n, sc[k].stride, lay, fplan, runs, lanes);
+            eq_ordsum_segment_runs(runs, fplan, nch, lay, seg, seg_len, scr);
+            bad = 0;
+            for (size_t c = 0; c < nch; c++) {
+                const EqCudaSplit *sp = &part[3].split[c0 + c];
+                const int cnt = n - c * 1024 < 1024 ? (int)(n - c * 1024) : 1024;
+                bad += !same_run(&runs[c], &part[3].runs[c0 + c]);
+                bad += seg_len[c] != part[3].seg_len[c0 + c] ||
+                       (seg_len[c] > 0 && !same_run(&seg[c], &part[3].seg[c0 + c]));
+                if (sp->np >= 0) {
+                    bad += fplan[c] != EQ_ORD_NONE ||
+                           !split_ok(sp, sc[k].x, sc[k].stride, c * 1024, cnt);
+                    (*fused_split)++;
+                }
+            }
+            snprintf(what, sizeof(what),
+                     "kind %d n %zu: chunk runs, segments, split records, fused (%d differ)",
+                     kind, n, bad);
+            ck_same(ck, what, &bad, &zero, sizeof(int));
             free(runs);
             free(seg);
             free(lanes);
@@ -220,7 +265,8 @@ static void ordsum_small_and_lie(CkContext *ck, int kind, const EqCudaSumCase *c
         }
         c0 += nch;
     }
-    for (int r = 0; r < 3; r++) {
+    for (int r = 0; r < 5; r++) {
+        free(part[r].split);
         free(part[r].chunk_sum);
         free(part[r].plan);
         free(part[r].runs);
@@ -343,7 +389,7 @@ void ck_ordsum(CkContext *ck)
     long plan_diff = 0, plan_total = 0, tie_chunks = 0, free_chunks = 0, tie_neg_chunks = 0;
     long split_made = 0, split_applied = 0, split_failed = 0, split_checked = 0;
     long reuse_again = 0, reuse_kept = 0, reuse_changed = 0;
-    long lie_failed = 0, small_chunks = 0;
+    long lie_failed = 0, small_chunks = 0, fused_split = 0;
 
     /* CK_ORDSUM_KINDS=a,b,...: only those kinds (for compute-sanitizer's
      * racecheck, which is slow; the default run takes all fifteen) */
@@ -447,7 +493,8 @@ void ck_ordsum(CkContext *ck)
                                        none_sums, NULL);
         if (err < 0)
             ck_error(ck, "eq_cuda_stage_ordsum (plan none)", err);
-        ordsum_small_and_lie(ck, kind, cases, nc, chunks, &lie_failed, &small_chunks);
+        ordsum_small_and_lie(ck, kind, cases, nc, chunks, &lie_failed, &small_chunks,
+                             &fused_split);
 
         size_t c0 = 0;
         for (int i = 0; i < nc; i++) {
@@ -588,12 +635,13 @@ void ck_ordsum(CkContext *ck)
         ck_same(ck, "split records were made, checked and applied", &used, &one, sizeof(int));
     }
     printf("  ordsum: with a poisoned piece in every split record, %ld records handed to the "
-           "block's exact add; %ld chunks walked by the walk of small launches\n",
-           lie_failed, small_chunks);
+           "block's exact add; %ld chunks walked by the walk of small launches; %ld split "
+           "records of the fused kernel checked\n",
+           lie_failed, small_chunks, fused_split);
     {
-        int used = only || (lie_failed > 0 && small_chunks > 0), one = 1;
-        ck_same(ck, "split records failed their check, small launches walked", &used, &one,
-                sizeof(int));
+        int used = only || (lie_failed > 0 && small_chunks > 0 && fused_split > 0), one = 1;
+        ck_same(ck, "split records failed their check, small launches walked, fused ones checked",
+                &used, &one, sizeof(int));
     }
     {
         /* the paths of ord_chunk_runs: tie-free chunks, chunks with a tie
