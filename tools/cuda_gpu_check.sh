@@ -163,6 +163,9 @@ for s in $steps; do
       mx scaledpart 's/    const double sum = (part\[0\] + part\[1\]) + (part\[2\] + part\[3\]);/    const double sum = (part[0] + part[1]) + part[2];/'
       mx scaledneg 's/        neg = neg | (xi < 0.0);/        neg = neg;/'
       mx scaledtie 's/        tie = tie | (half != 0);/        tie = tie;/'
+      # the split walk's apply for a non-negative sum (eq_ord_apply_try_pos)
+      # taking the even start's increment whatever the sum's parity
+      mx posapply 's/    const int64_t d = p ? r->d\[1\] : r->d\[0\];/    const int64_t d = r->d[0];/'
       K=tests/checkkernels/checkkernels
       mut_s2 blurfirst $K 's/        if (k0 >= 0) {/        if (k0 > 0) {/' --seed "$SEED" --only ssimulacra2
       mut_s2 blurrows $K 's/if (sr + 4 \* i < rows)/if (sr + 4 * i < rows - 1)/' --seed "$SEED" --only ssimulacra2

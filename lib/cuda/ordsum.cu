@@ -1177,9 +1177,11 @@ struct WalkShared {
 
 /* Warp 0 applies the pieces of a split chunk to the exact sum *x (every
  * lane the same arithmetic on the same values). First every piece in turn
- * with the check formed but not branched on (eq_ord_apply_try; a crossing
- * piece's plain add taken by a select), the loads of the pieces free of
- * the chain: when every check passed, that is the sum. Otherwise the
+ * with the check formed but not branched on (eq_ord_apply_try_pos, whose
+ * path from the sum to the next is a select and an add: a negative sum
+ * fails its check and goes to the second pass; a crossing piece's plain
+ * add taken by a select), the loads of the pieces free of the chain: when
+ * every check passed, that is the sum. Otherwise the
  * pieces again, each checked before the next: lane p loads piece p, the
  * pieces reach all lanes by shuffles, in order, piece p + 1's while piece
  * p is applied. Returns -1 when every piece was added; otherwise the start
@@ -1221,7 +1223,7 @@ static __device__ int split_walk(const EqCudaSplit *rec, double *x, int lane, in
         const int e = q->e;
         const EqOrdRun run = piece_run(q->run, p, np, lie);
         double run_sum;
-        const int good = eq_ord_apply_try(y, &run, e, &run_sum);
+        const int good = eq_ord_apply_try_pos(y, &run, e, &run_sum);
         const double plain = y + q->x;
         const bool cross = e == EQ_CUDA_SPLIT_CROSS;
         ok &= cross | good;

@@ -40,6 +40,11 @@
  *               crossing, and the first chunks of SSIMULACRA2's sums cross
  *               dozens of times (measured up to 340k cycles for one chunk).
  *
+ * Small launches (at most 256 chunks a sum) walk by a block a sum
+ * (ord_walk_small_kernel), and by default form their chunk sums, plan, runs
+ * and split records in one kernel, a block a chunk, each waiting for the
+ * chunk sums before it (ord_small_chunks_kernel, lib/cuda/ordsum.cu).
+ *
  * eqc_block_exact_add: with the running sum s in binade E, every term's run
  * under E is formed in parallel and combined by an ordered block scan into
  * the run of each prefix. The checked apply of a prefix passes exactly when

@@ -643,6 +643,35 @@ EQ_HD static inline int eq_ord_apply_try(double s, const EqOrdRun *r, int e, dou
     return ok;
 }
 
+/*
+ * eq_ord_apply_try for callers that apply runs one after another and
+ * whose running sum is mostly non-negative (the device's split walk): it
+ * returns 1, with the same *next, exactly where eq_ord_apply_try does for
+ * an s whose sign bit is clear, and 0 for every s whose sign bit is set
+ * (the caller then takes eq_ord_apply_try). Fewer operations lie between
+ * s and *next: the entries are picked by the parity alone (no mirroring),
+ * and *next is s's bits plus d, which is eq_ord_apply_try's sum where the
+ * check passes (m + d then lies inside (2^52, 2^53): the add changes the
+ * mantissa field alone). The sign bit is part of the exponent compared
+ * with e, so a negative s fails the check.
+ */
+EQ_HD static inline int eq_ord_apply_try_pos(double s, const EqOrdRun *r, int e, double *next)
+{
+    const uint64_t b = eq_ord_bits(s);
+    const int be = (int)(b >> 52); /* the sign bit included */
+    const int p = (int)(b & 1);
+    const int64_t m = (int64_t)((b & EQ_ORD_MANT_MASK) | ((uint64_t)1 << 52));
+    const int64_t d = p ? r->d[1] : r->d[0];
+    const int64_t lo = p ? r->lo[1] : r->lo[0];
+    const int64_t hi = p ? r->hi[1] : r->hi[0];
+    int ok = (be != 0) & (be < 0x7ff) & (be - 1023 == e);
+
+    ok &= m + lo > EQ_ORD_M_LO;
+    ok &= m + hi < EQ_ORD_M_HI;
+    *next = eq_ord_from_bits(b + (uint64_t)d);
+    return ok;
+}
+
 /* eq_ord_apply_try, updating *s only when the check passes. */
 EQ_HD static inline int eq_ord_apply(double *s, const EqOrdRun *r, int e)
 {

@@ -383,6 +383,7 @@ static int scaled_run(const double *x, int n, int e, const EqOrdRun *want)
 static void composition(long rounds)
 {
     long k, applied = 0, refused = 0, tie_free = 0, scaled = 0, scaled_ties = 0;
+    long pos_checked = 0, pos_ok = 0;
     for (k = 0; k < rounds; k++) {
         double x[40], s0, s, loop;
         EqOrdRun seq, tree[40], left, right, split;
@@ -431,6 +432,20 @@ static void composition(long rounds)
         }
 
         loop = eq_ordsum_loop(x, (size_t)n, 1, s0);
+        {
+            /* eq_ord_apply_try_pos: eq_ord_apply_try's answer for s0 >= 0
+             * (and under the binades next to s0's), 0 for s0 < 0 */
+            for (int de = -1; de <= 1; de++) {
+                double a = 0.0, b = 0.0;
+                const int ta = eq_ord_apply_try(s0, &seq, e + de, &a);
+                const int tb = eq_ord_apply_try_pos(s0, &seq, e + de, &b);
+                CHECK(tb == (s0 < 0.0 ? 0 : ta));
+                if (tb)
+                    CHECK_BITS(b, a);
+                pos_checked++;
+                pos_ok += tb;
+            }
+        }
         s = s0;
         if (eq_ord_apply(&s, &seq, e)) {
             applied++;
@@ -445,9 +460,25 @@ static void composition(long rounds)
     CHECK(tie_free > rounds / 10);
     CHECK(scaled > rounds / 100);
     CHECK(scaled_ties > rounds / 100);
+    CHECK(pos_ok > rounds / 10);
+    {
+        /* a sum that no run applies to: zeros, subnormals, infinities, NaN */
+        static const double odd[] = { 0.0, -0.0, 0x1p-1060, -0x1p-1060, INFINITY, -INFINITY, NAN };
+        EqOrdRun r = eq_ord_empty();
+        for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]); i++)
+            for (int e = -1075; e <= 1024; e += 1)
+                if (e < -1070 || e > 1020 || e == 0) {
+                    double a = 0.0, b = 0.0;
+                    CHECK(eq_ord_apply_try(odd[i], &r, e, &a) == 0);
+                    CHECK(eq_ord_apply_try_pos(odd[i], &r, e, &b) == 0);
+                    pos_checked++;
+                }
+    }
     printf("composition: %ld rounds, %ld applied, %ld refused, %ld tie-free (single runs), "
-           "%ld non-negative (scaled: %ld with ties)\n",
-           rounds, applied, refused, tie_free, scaled + scaled_ties, scaled_ties);
+           "%ld non-negative (scaled: %ld with ties); the non-negative apply: %ld checks, "
+           "%ld applied\n",
+           rounds, applied, refused, tie_free, scaled + scaled_ties, scaled_ties, pos_checked,
+           pos_ok);
 }
 
 /*
