@@ -218,6 +218,7 @@ struct EqCuda {
     int fused;            /* small launches: 1 ord_small_chunks_kernel, 0 the kernels of
                              the larger ones, -1 by the launch's size (EQ_CUDA_FUSED_ENV) */
     unsigned sum_epoch;   /* the last launch's mark in its chunks' ready flags */
+    int fused_late;       /* test: the fused kernel's chunk sums poisoned, published late */
     int runs_per_sum;     /* chunk runs: 1 a warp per chunk of each sum, 0 per plane group,
                              -1 by the launch's size (EQ_CUDA_RUNS_ENV) */
     int upload_bands;     /* bands for host frames, 0: by height (EQ_CUDA_BANDS_ENV) */

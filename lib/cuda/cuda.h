@@ -175,6 +175,11 @@ int eq_cuda_stage_s2_blur_terms(EqCuda *cuda, const double *x1, const double *x2
 #define EQ_CUDA_STAGE_SUM_SPLIT_BLOCK 64 /* ... a block each (default: by size) */
 #define EQ_CUDA_STAGE_SUM_LIE 128
 #define EQ_CUDA_STAGE_SUM_FUSED 256 /* a small launch by ord_small_chunks_kernel (else never) */
+/* with _FUSED: the chunk sums' array NaN before the launch, and each block
+ * publishing its chunk sum late, the later chunks of a sum first (about
+ * 2 us a chunk), so that a block that did not wait for the chunks before
+ * it would plan from NaN */
+#define EQ_CUDA_STAGE_SUM_FUSED_LATE 512
 typedef struct EqCudaSumCase {
     const double *x;
     size_t n;

@@ -920,7 +920,7 @@ __global__ void __launch_bounds__(SPLIT_NT, 4)
 ord_small_chunks_kernel(const EqcSumTable *t, int *counters, double *chunk_sum,
                         unsigned char *zero, int *plan, double *approx, EqOrdRun *runs,
                         int *split_idx, EqCudaSplit *pool, int pool_cap, unsigned *ready,
-                        unsigned epoch, int no_fast)
+                        unsigned epoch, int no_fast, int late)
 {
     static_assert(SPLIT_NT == EQC_ORD_LANES, "a thread per chunk of a sum");
     __shared__ double stage[32 * RUNS_ROW];
@@ -960,6 +960,9 @@ ord_small_chunks_kernel(const EqcSumTable *t, int *counters, double *chunk_sum,
     __syncthreads();
     const double cs = own;
     if (tid == 0) {
+        /* tests (EQ_CUDA_STAGE_SUM_FUSED_LATE): the later chunks first */
+        for (long long k = late ? t->chunk_off[s + 1] - g : 0; k > 0; k--)
+            __nanosleep(2000);
         chunk_sum[g] = cs;
         zero[g] = (unsigned char)!own_nz;
         st_release_u32(&ready[g], epoch);
@@ -1826,9 +1829,13 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
             counters = dt->counters;
             cuda->last_sums.counters = counters;
             cuda->sum_epoch = cuda->sum_epoch + 1 ? cuda->sum_epoch + 1 : 1;
+            if (cuda->fused_late)
+                EQC_CHECK(cuda, EQC_SITE_COPY,
+                          cudaMemsetAsync(chunk_sum, 0xff, (size_t)total * sizeof(double),
+                                          stream));
             ord_small_chunks_kernel<<<(unsigned)total, SPLIT_NT, 0, stream>>>(
                 dt, counters, chunk_sum, zero, plan, approx, runs, split_idx, pool, cap, ready,
-                cuda->sum_epoch, cuda->runs_no_fast);
+                cuda->sum_epoch, cuda->runs_no_fast, cuda->fused_late);
             EQC_CHECK_LAUNCH(cuda, "ord_small_chunks_kernel");
         } else if (reuse) {
             /* runs under the kept plan, with this frame's chunk sums; the
@@ -1967,6 +1974,7 @@ extern "C" int eq_cuda_stage_ordsum(EqCuda *cuda, const EqCudaSumCase *cases, in
     cuda->plan_reuse = !!(flags & EQ_CUDA_STAGE_SUM_REUSE);
     fused_mode = cuda->fused;
     cuda->fused = flags & EQ_CUDA_STAGE_SUM_FUSED ? 1 : 0;
+    cuda->fused_late = !!(flags & EQ_CUDA_STAGE_SUM_FUSED_LATE);
     err = eqc_sums_launch(cuda, desc, ncases, cuda->dres->sums, cuda->stream);
     cuda->walk_none_plan = 0;
     cuda->walk_lie = 0;
@@ -1975,6 +1983,7 @@ extern "C" int eq_cuda_stage_ordsum(EqCuda *cuda, const EqCudaSumCase *cases, in
     cuda->plan_reuse = reuse_mode;
     cuda->split_block = split_mode;
     cuda->fused = fused_mode;
+    cuda->fused_late = 0;
     if (err < 0)
         goto fail;
     EQC_CHECK(cuda, EQC_SITE_COPY,

@@ -153,9 +153,12 @@ static int split_ok(const EqCudaSplit *r, const double *x, ptrdiff_t stride, siz
  * record for a poisoned run: that piece's check fails, the block adds the
  * rest of the chunk): the sums against the host; (4) the small launch by
  * the fused kernel (EQ_CUDA_STAGE_SUM_FUSED: chunk sums, plan, runs and
- * split records in one kernel): sums, chunk sums, chunk runs, segments and
- * split records against the host, and its plan the plan of (1), whose scan
- * it repeats; (5) that with EQ_CUDA_STAGE_SUM_LIE: the sums. *failed
+ * split records in one kernel), its chunk sums published late, the later
+ * chunks first, over a NaN array (_FUSED_LATE): sums, chunk sums, chunk
+ * runs, segments and split records against the host, and its plan the
+ * plan of (1), whose scan it repeats (a block that read the chunk sums
+ * before its own without waiting would plan from NaN); (5) the fused
+ * kernel with EQ_CUDA_STAGE_SUM_LIE: the sums. *failed
  * counts the records handed on, *small the chunks of (1), *fused_split
  * the split records of (4) checked. */
 static void ordsum_small_and_lie(CkContext *ck, int kind, const EqCudaSumCase *cases, int nc,
@@ -173,7 +176,7 @@ static void ordsum_small_and_lie(CkContext *ck, int kind, const EqCudaSumCase *c
     EqCudaSumPartials part[5];
     double sums[5][16];
     static const int flags[5] = { 0, EQ_CUDA_STAGE_SUM_LIE, EQ_CUDA_STAGE_SUM_LIE,
-                                  EQ_CUDA_STAGE_SUM_FUSED,
+                                  EQ_CUDA_STAGE_SUM_FUSED | EQ_CUDA_STAGE_SUM_FUSED_LATE,
                                   EQ_CUDA_STAGE_SUM_FUSED | EQ_CUDA_STAGE_SUM_LIE };
     for (int r = 0; r < 5; r++) {
         const size_t n = r == 2 ? chunks : schunks;
