@@ -105,7 +105,7 @@ for s in $steps; do
       #    (red through EQ_CUDA_STAGE_SUM_LIE's poisoned pieces)
       #  fusedwait: the fused small-launch kernel (ord_small_chunks_kernel) reads
       #    the chunk sums before its chunk without waiting for their ready flags
-      #  fusedscan: it plans its chunk from the prefix after the chunk, not before
+      #  fusedscan: its scan leaves out the chunk sum just before its chunk
       # and the row blur's (s2_blur_h_kernel; lib/cuda/ssimulacra2.cu), red in the
       # ssimulacra2 stage of the harness:
       #  blurfirst: the first tile of outputs (columns 0 .. 31) is not stored
@@ -155,7 +155,7 @@ for s in $steps; do
       mut fastwalk 's/y = cross ? plain : run_sum;/y = cross ? y : run_sum;/'
       mut fastok 's/ok \&= cross | good;/ok \&= 1;/'
       mut fusedwait 's/while (ld_acquire_u32(\&ready\[off + tid\]) != epoch) {/while (0) {/'
-      mut fusedscan 's/const double prefix = c ? part\[tid\] - local : 0.0;/const double prefix = c ? part[tid] : 0.0;/'
+      mut fusedscan 's/    if (tid < c) {/    if (tid < c - 1) {/'
       # the tie-free run's arithmetic (lib/exact/ordsum.h, eq_ord_run_scaled1),
       # red in the ordsum stage: one of its four interleaved totals left out,
       # no lane flagged for a negative term, no exact half flagged
@@ -164,8 +164,8 @@ for s in $steps; do
       mx scaledneg 's/        neg = neg | (xi < 0.0);/        neg = neg;/'
       mx scaledtie 's/        tie = tie | (half != 0);/        tie = tie;/'
       # the split walk's apply for a non-negative sum (eq_ord_apply_try_pos)
-      # taking the even start's increment whatever the sum's parity
-      mx posapply 's/    const int64_t d = p ? r->d\[1\] : r->d\[0\];/    const int64_t d = r->d[0];/'
+      # taking the even start's entries whatever the sum's parity
+      mx posapply 's/    eq_ord_pick(r, (int)(b \& 1), \&d, \&lo, \&hi);/    eq_ord_pick(r, 0, \&d, \&lo, \&hi);/'
       K=tests/checkkernels/checkkernels
       mut_s2 blurfirst $K 's/        if (k0 >= 0) {/        if (k0 > 0) {/' --seed "$SEED" --only ssimulacra2
       mut_s2 blurrows $K 's/if (sr + 4 \* i < rows)/if (sr + 4 * i < rows - 1)/' --seed "$SEED" --only ssimulacra2

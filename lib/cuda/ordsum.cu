@@ -321,6 +321,23 @@ ord_chunk_sums_kernel(const EqcSumTable *t, double *chunk_sum, unsigned char *ze
     }
 }
 
+/* The exclusive scan of part[] (a total per thread of a block of LANES,
+ * stored and followed by a barrier; `local` is this thread's), by
+ * Hillis-Steele: this thread's prefix. Advice only (the plan), but the
+ * same bits in every kernel that plans: the scan's value at thread i reads
+ * no total after i's, so a kernel may leave those 0.0. */
+template <int LANES>
+static __device__ __forceinline__ double plan_prefix(double *part, double local)
+{
+    for (int k = 1; k < LANES; k *= 2) {
+        const double o = threadIdx.x >= k ? part[threadIdx.x - k] : 0.0;
+        __syncthreads();
+        part[threadIdx.x] += o;
+        __syncthreads();
+    }
+    return threadIdx.x ? part[threadIdx.x] - local : 0.0;
+}
+
 /* Per sum: the plan (eq_ord_plan_chunk of the approximate prefixes before
  * and after each chunk, as the host pipeline plans; the scan's grouping is
  * advice) or, in tree mode, the tree total. With `prev` (the plan the chunk
@@ -356,16 +373,7 @@ ord_plan_kernel(const EqcSumTable *t, const double *chunk_sum, int *plan, double
             out[t->d[s].out] = part[0];
         return;
     }
-    /* exclusive scan of the thread totals (Hillis-Steele, advice only) */
-    for (int k = 1; k < LANES; k *= 2) {
-        double o = threadIdx.x >= k ? part[threadIdx.x - k] : 0.0;
-        __syncthreads();
-        part[threadIdx.x] += o;
-        __syncthreads();
-    }
-    double prefix = part[threadIdx.x] - local;
-    if (threadIdx.x == 0)
-        prefix = 0.0;
+    double prefix = plan_prefix<LANES>(part, local);
     for (long long c = a; c < b; c++) {
         const double next = prefix + chunk_sum[off + c];
         const int e = eq_ord_plan_chunk(prefix, next);
@@ -739,6 +747,34 @@ static __device__ __forceinline__ void chunk_result(const double *mine, int nt, 
     }
 }
 
+/* A chunk past its sum's end (an empty sum's one chunk): the empty run,
+ * or, planned term by term (by its zero prefix), the poisoned run and no
+ * split record. */
+static __device__ __forceinline__ void empty_chunk(long long g, int e, EqOrdRun *runs,
+                                                   int *split_idx)
+{
+    runs[g] = e == EQ_ORD_NONE ? eq_ord_poison() : eq_ord_empty();
+    split_idx[g] = -1;
+}
+
+/* A chunk planned term by term, staged in `stage` for a block of SPLIT_NT
+ * threads: its split record (split_chunk), none for a zero chunk or where
+ * there is no pool; its run poisoned. Every thread of the block calls it. */
+static __device__ __forceinline__ void split_by_block(const double *stage, double approx,
+                                                      bool nonzero, long long g,
+                                                      EqOrdRun *runs, int *split_idx,
+                                                      EqCudaSplit *pool, int pool_cap,
+                                                      int *counters, SplitShared *sh)
+{
+    int slot = -1;
+    if (nonzero && pool_cap > 0)
+        slot = split_chunk<SPLIT_NT>(stage, approx, pool, pool_cap, counters, sh);
+    if (threadIdx.x == 0) {
+        runs[g] = eq_ord_poison();
+        split_idx[g] = slot;
+    }
+}
+
 /* The chunk runs under `plan`. SPEC (a kept plan reused): `plan` is the
  * previous frame's, and the same pass forms each chunk's approximate sum
  * and zero flag (as ord_chunk_sums_kernel, from the terms in the rows);
@@ -761,8 +797,7 @@ ord_chunk_runs_kernel(const EqcSumTable *t, const int *plan, EqOrdRun *runs, lon
     int j0, j1;
     if (!warp_chunk(t, total, per_sum, &q, &j0, &j1, [&](long long g) {
             /* an empty sum's chunk (planned "none" by its zero prefix anyway) */
-            runs[g] = plan[g] == EQ_ORD_NONE ? eq_ord_poison() : eq_ord_empty();
-            split_idx[g] = -1;
+            empty_chunk(g, plan[g], runs, split_idx);
             if (SPEC) {
                 chunk_sum[g] = 0.0;
                 zero[g] = 1;
@@ -845,12 +880,8 @@ ord_runs_again_kernel(const EqcSumTable *t, const int *plan, EqOrdRun *runs, int
         if (!to_split(g, count))
             continue;
         stage_chunk<SPLIT_NT>(*d, first, count, stage[0], threadIdx.x, d->kind);
-        const int slot =
-            split_chunk<SPLIT_NT>(stage[0], approx[g], pool, pool_cap, counters, &sh);
-        if (threadIdx.x == 0) {
-            runs[g] = eq_ord_poison();
-            split_idx[g] = slot;
-        }
+        split_by_block(stage[0], approx[g], true, g, runs, split_idx, pool, pool_cap, counters,
+                       &sh);
         __syncthreads(); /* the rows are staged again for the next chunk */
     }
     if (warp >= RUNS_WARPS)
@@ -862,10 +893,8 @@ ord_runs_again_kernel(const EqcSumTable *t, const int *plan, EqOrdRun *runs, int
         const EqcSumDesc *d;
         const int count = item(i, &g, &d, &first);
         if (count <= 0) {
-            if (lane == 0) {
-                runs[g] = plan[g] == EQ_ORD_NONE ? eq_ord_poison() : eq_ord_empty();
-                split_idx[g] = -1;
-            }
+            if (lane == 0)
+                empty_chunk(g, plan[g], runs, split_idx);
             continue;
         }
         if (BLOCK && to_split(g, count))
@@ -980,14 +1009,8 @@ ord_small_chunks_kernel(const EqcSumTable *t, int *counters, double *chunk_sum,
     }
     part[tid] = local;
     __syncthreads();
-    for (int k = 1; k < SPLIT_NT; k *= 2) {
-        const double o = tid >= k ? part[tid - k] : 0.0;
-        __syncthreads();
-        part[tid] += o;
-        __syncthreads();
-    }
+    const double prefix = plan_prefix<SPLIT_NT>(part, local);
     if (tid == c) {
-        const double prefix = c ? part[tid] - local : 0.0;
         const int e = eq_ord_plan_chunk(prefix, prefix + cs);
         own_plan = e;
         own_prefix = prefix;
@@ -1000,25 +1023,14 @@ ord_small_chunks_kernel(const EqcSumTable *t, int *counters, double *chunk_sum,
 
     /* the chunk's run, or its split record (as ord_runs_again_kernel) */
     if (count <= 0) {
-        if (tid == 0) {
-            runs[g] = e == EQ_ORD_NONE ? eq_ord_poison() : eq_ord_empty();
-            split_idx[g] = -1;
-        }
+        if (tid == 0)
+            empty_chunk(g, e, runs, split_idx);
     } else if (e == EQ_ORD_NONE) {
-        int slot = -1;
-        if (own_nz && pool_cap > 0)
-            slot = split_chunk<SPLIT_NT>(stage, own_prefix, pool, pool_cap, counters, &sh);
-        if (tid == 0) {
-            runs[g] = eq_ord_poison();
-            split_idx[g] = slot;
-        }
+        split_by_block(stage, own_prefix, own_nz, g, runs, split_idx, pool, pool_cap, counters,
+                       &sh);
     } else if (warp == 0) {
-        const EqOrdRun r =
-            chunk_run(stage + lane * RUNS_ROW, min(max(count - lane * 32, 0), 32), e, no_fast, lane);
-        if (lane == 0) {
-            runs[g] = r;
-            split_idx[g] = -1;
-        }
+        chunk_result(stage + lane * RUNS_ROW, min(max(count - lane * 32, 0), 32), e, g, no_fast,
+                     approx, zero, runs, split_idx, pool, pool_cap, counters, lane);
     }
 }
 

@@ -596,6 +596,40 @@ EQ_HD static inline EqOrdRun eq_ord_run_monotone(double total, double first)
     return eq_ord_run_from1(a);
 }
 
+/* The entries of run r for a start of parity p (0 even, 1 odd), picked by
+ * selects, as in eq_ord_compose. */
+EQ_HD static inline void eq_ord_pick(const EqOrdRun *r, int p, int64_t *d, int64_t *lo, int64_t *hi)
+{
+    *d = p ? r->d[1] : r->d[0];
+    *lo = p ? r->lo[1] : r->lo[0];
+    *hi = p ? r->hi[1] : r->hi[0];
+#if EQ_ORDSUM_MUTATION == 5
+    *lo = (r->lo[p] > r->hi[p]) ? *lo : *d; /* the lower check (mirrored: upper) */
+#endif
+}
+
+/* The check of an apply: be is the sum's biased exponent field (0 for a
+ * zero or subnormal sum, 0x7ff or more for an infinity, a NaN or, where the
+ * caller leaves the sign bit in, a negative sum), e the planned binade, m
+ * the sum's integer in [2^52, 2^53), lo and hi the run's extremes for the
+ * sum's parity. 1 when the run provably reproduces the loop. */
+EQ_HD static inline int eq_ord_check(int be, int e, int64_t m, int64_t lo, int64_t hi)
+{
+    int ok = (be != 0) & (be < 0x7ff);
+#if EQ_ORDSUM_MUTATION != 2
+    ok &= be - 1023 == e;
+#else
+    (void)e;
+#endif
+    ok &= m + lo > EQ_ORD_M_LO;
+#if EQ_ORDSUM_MUTATION != 3
+    ok &= m + hi < EQ_ORD_M_HI;
+#else
+    (void)hi;
+#endif
+    return ok;
+}
+
 /* Applies run r, computed under the planned binade e, to the exact running
  * sum s: returns 1 when the run provably reproduces the loop (s is normal,
  * its binade is e, and every running integer after a term of the run lies
@@ -607,37 +641,18 @@ EQ_HD static inline EqOrdRun eq_ord_run_monotone(double total, double first)
  * after another and look at the checks once (the device's split walk). */
 EQ_HD static inline int eq_ord_apply_try(double s, const EqOrdRun *r, int e, double *next)
 {
-    uint64_t b = eq_ord_bits(s);
-    int be = (int)((b >> 52) & 0x7ff);
-    int64_t m, d, lo, hi, d0, lo0, hi0;
-    int p, neg, ok;
+    const uint64_t b = eq_ord_bits(s);
+    const int neg = (int)(b >> 63);
+    int64_t m = (int64_t)((b & EQ_ORD_MANT_MASK) | ((uint64_t)1 << 52));
+    int64_t d0, lo0, hi0, d, lo, hi;
+    int ok;
 
-    ok = (be != 0) & (be != 0x7ff);
-#if EQ_ORDSUM_MUTATION != 2
-    ok &= be - 1023 == e;
-#else
-    (void)e;
-#endif
-    m = (int64_t)((b & EQ_ORD_MANT_MASK) | ((uint64_t)1 << 52));
-    p = (int)(m & 1);
-    neg = (int)(b >> 63);
-    /* entries picked by selects, as in eq_ord_compose */
-    d0 = p ? r->d[1] : r->d[0];
-    lo0 = p ? r->lo[1] : r->lo[0];
-    hi0 = p ? r->hi[1] : r->hi[0];
-#if EQ_ORDSUM_MUTATION == 5
-    lo0 = (r->lo[p] > r->hi[p]) ? lo0 : d0; /* the lower check (mirrored: upper) */
-#endif
+    eq_ord_pick(r, (int)(m & 1), &d0, &lo0, &hi0);
     /* s < 0: the run of the negated terms is the mirrored run */
     d = neg ? -d0 : d0;
     lo = neg ? -hi0 : lo0;
     hi = neg ? -lo0 : hi0;
-    ok &= m + lo > EQ_ORD_M_LO;
-#if EQ_ORDSUM_MUTATION != 3
-    ok &= m + hi < EQ_ORD_M_HI;
-#else
-    (void)hi;
-#endif
+    ok = eq_ord_check((int)((b >> 52) & 0x7ff), e, m, lo, hi);
     m += d;
     *next = eq_ord_from_bits((b & ~EQ_ORD_MANT_MASK) | ((uint64_t)m & EQ_ORD_MANT_MASK));
     return ok;
@@ -649,27 +664,20 @@ EQ_HD static inline int eq_ord_apply_try(double s, const EqOrdRun *r, int e, dou
  * returns 1, with the same *next, exactly where eq_ord_apply_try does for
  * an s whose sign bit is clear, and 0 for every s whose sign bit is set
  * (the caller then takes eq_ord_apply_try). Fewer operations lie between
- * s and *next: the entries are picked by the parity alone (no mirroring),
- * and *next is s's bits plus d, which is eq_ord_apply_try's sum where the
- * check passes (m + d then lies inside (2^52, 2^53): the add changes the
- * mantissa field alone). The sign bit is part of the exponent compared
- * with e, so a negative s fails the check.
+ * s and *next: no mirroring, and *next is s's bits plus d, which is
+ * eq_ord_apply_try's sum where the check passes (m + d then lies inside
+ * (2^52, 2^53): the add changes the mantissa field alone). The sign bit is
+ * left in the exponent field given to the check, so a negative s fails it.
  */
 EQ_HD static inline int eq_ord_apply_try_pos(double s, const EqOrdRun *r, int e, double *next)
 {
     const uint64_t b = eq_ord_bits(s);
-    const int be = (int)(b >> 52); /* the sign bit included */
-    const int p = (int)(b & 1);
     const int64_t m = (int64_t)((b & EQ_ORD_MANT_MASK) | ((uint64_t)1 << 52));
-    const int64_t d = p ? r->d[1] : r->d[0];
-    const int64_t lo = p ? r->lo[1] : r->lo[0];
-    const int64_t hi = p ? r->hi[1] : r->hi[0];
-    int ok = (be != 0) & (be < 0x7ff) & (be - 1023 == e);
+    int64_t d, lo, hi;
 
-    ok &= m + lo > EQ_ORD_M_LO;
-    ok &= m + hi < EQ_ORD_M_HI;
+    eq_ord_pick(r, (int)(b & 1), &d, &lo, &hi);
     *next = eq_ord_from_bits(b + (uint64_t)d);
-    return ok;
+    return eq_ord_check((int)(b >> 52), e, m, lo, hi);
 }
 
 /* eq_ord_apply_try, updating *s only when the check passes. */
