@@ -161,32 +161,51 @@ static double host_walk_counted(const double *x, size_t n, const int *plan,
 /* ------------------------------------------------- the device's walk */
 
 /* ord_plan_kernel (lib/cuda/ordsum.cu): 256 threads each add a stretch of
- * `per` chunk sums, an inclusive Hillis-Steele scan of the stretch totals,
- * the exclusive prefix as (inclusive - own total), thread 0 from 0.0, then
+ * `per` chunk sums; plan_prefix scans the stretch totals (eqc_scan: within
+ * each warp of 32 the inclusive shuffle scan, at step o lane l >= o adding
+ * lane l - o's value; the warp's prefix the totals of the warps before it
+ * added in order, then added to each lane's; the exclusive prefix lane
+ * l - 1's value, the warp's prefix in lane 0, 0.0 in thread 0); then
  * eq_ord_plan_chunk() of the running prefix before and after each chunk.
  * The same double operations in the same order, so the same plan. */
 static void device_plan(const double *chunk_sum, size_t nch, int *plan)
 {
-    enum { T = 256 };
-    double part[T], local[T];
+    enum { T = 256, W = T / 32 };
+    double x[T], ex[T], wtot[W];
     size_t per = (nch + T - 1) / T;
     for (int t = 0; t < T; t++) {
         size_t a = (size_t)t * per, b = a + per < nch ? a + per : nch;
         double l = 0.0;
         for (size_t c = a; c < b; c++)
             l += chunk_sum[c];
-        local[t] = part[t] = l;
+        x[t] = l;
     }
-    for (int k = 1; k < T; k *= 2) {
-        double o[T];
+    for (int o = 1; o < 32; o *= 2) {
+        double y[T];
         for (int t = 0; t < T; t++)
-            o[t] = t >= k ? part[t - k] : 0.0;
+            y[t] = t % 32 >= o ? x[t - o] : 0.0;
         for (int t = 0; t < T; t++)
-            part[t] += o[t];
+            if (t % 32 >= o)
+                x[t] = y[t] + x[t];
     }
+    for (int w = 0; w < W; w++)
+        wtot[w] = x[w * 32 + 31];
+    for (int w = 0; w < W; w++) {
+        double pre = w ? wtot[0] : 0.0;
+        for (int j = 1; j < w; j++)
+            pre = pre + wtot[j];
+        for (int l = 0; l < 32; l++) {
+            if (w)
+                x[w * 32 + l] = pre + x[w * 32 + l];
+            ex[w * 32 + l] = l ? 0.0 : pre;
+        }
+    }
+    for (int t = 0; t < T; t++)
+        if (t % 32)
+            ex[t] = x[t - 1];
     for (int t = 0; t < T; t++) {
         size_t a = (size_t)t * per, b = a + per < nch ? a + per : nch;
-        double prefix = t == 0 ? 0.0 : part[t] - local[t];
+        double prefix = t == 0 ? 0.0 : ex[t];
         for (size_t c = a; c < b; c++) {
             const double next = prefix + chunk_sum[c];
             plan[c] = eq_ord_plan_chunk(prefix, next);

@@ -321,30 +321,19 @@ ord_chunk_sums_kernel(const EqcSumTable *t, double *chunk_sum, unsigned char *ze
     }
 }
 
-/* The exclusive scan of part[] (a total per thread of a block of LANES,
- * stored and followed by a barrier; `local` is this thread's), by
- * Hillis-Steele: this thread's prefix. Advice only (the plan), but the
- * same bits in every kernel that plans: the scan's value at thread i reads
- * no total after i's, so a kernel may leave those 0.0. */
+/* The exclusive scan of a total per thread over a block of LANES
+ * (`local` this thread's; wtot: shared, a double a warp): this thread's
+ * prefix. eqc_excl_dsum: a warp's shuffles, one barrier, then the totals
+ * of the warps before in order. Advice only (the plan), but the same bits
+ * in every kernel that plans: the scan's value at thread i reads no total
+ * after i's, so a kernel may leave those 0.0, and a block of 1024 gives
+ * its first 256 threads what a block of 256 gives. */
 template <int LANES>
-static __device__ __forceinline__ double plan_prefix(double *part, double local)
+static __device__ __forceinline__ double plan_prefix(double *wtot, double local)
 {
-    for (int k = 1; k < LANES; k *= 2) {
-        const double o = threadIdx.x >= k ? part[threadIdx.x - k] : 0.0;
-        __syncthreads();
-        part[threadIdx.x] += o;
-        __syncthreads();
-    }
-    return threadIdx.x ? part[threadIdx.x] - local : 0.0;
+    return eqc_excl_dsum<LANES>(local, wtot);
 }
 
-/* Per sum: the plan (eq_ord_plan_chunk of the approximate prefixes before
- * and after each chunk, as the host pipeline plans; the scan's grouping is
- * advice) or, in tree mode, the tree total. With `prev` (the plan the chunk
- * runs were formed under, reused), each chunk whose plan is "term by term"
- * or differs from prev goes on `again` (counters[3] of them), for
- * ord_runs_again_kernel. A block of LANES threads per sum, each taking a
- * stretch of the chunks (plan_launch chooses LANES). */
 template <int LANES>
 __global__ void __launch_bounds__(LANES)
 ord_plan_kernel(const EqcSumTable *t, const double *chunk_sum, int *plan, double *approx,
@@ -361,9 +350,9 @@ ord_plan_kernel(const EqcSumTable *t, const double *chunk_sum, int *plan, double
     double local = 0.0;
     for (long long c = a; c < b; c++)
         local += chunk_sum[off + c];
-    part[threadIdx.x] = local;
-    __syncthreads();
     if (tree_mode) {
+        part[threadIdx.x] = local;
+        __syncthreads();
         for (int k = LANES / 2; k > 0; k >>= 1) {
             if (threadIdx.x < k)
                 part[threadIdx.x] += part[threadIdx.x + k];
@@ -919,8 +908,8 @@ ord_runs_again_kernel(const EqcSumTable *t, const int *plan, EqOrdRun *runs, int
  * pipeline's grouping) and publishes it (a release store of the launch's
  * epoch in the chunk's ready flag), then waits for the chunk sums before
  * it in its sum (acquire loads) and plans the chunk as ord_plan_kernel
- * does with a block of SPLIT_NT threads: the same Hillis-Steele scan of
- * the sum's chunk sums, whose value at chunk c reads no chunk after c, so
+ * does with a block of SPLIT_NT threads: the same scan of the sum's chunk
+ * sums (plan_prefix), whose value at chunk c reads no chunk after c, so
  * the same approximate prefixes and the same plan. Then warp 0 forms the
  * chunk's run under its binade (chunk_run), or the block its split record
  * (split_chunk). No plan is kept between launches.
@@ -953,7 +942,7 @@ ord_small_chunks_kernel(const EqcSumTable *t, int *counters, double *chunk_sum,
 {
     static_assert(SPLIT_NT == EQC_ORD_LANES, "a thread per chunk of a sum");
     __shared__ double stage[32 * RUNS_ROW];
-    __shared__ double part[SPLIT_NT];
+    __shared__ double wtot[SPLIT_NT / 32];
     __shared__ SplitShared sh;
     __shared__ long long ticket;
     __shared__ double own, own_prefix;
@@ -1007,9 +996,7 @@ ord_small_chunks_kernel(const EqcSumTable *t, int *counters, double *chunk_sum,
     } else if (tid == c) {
         local += cs;
     }
-    part[tid] = local;
-    __syncthreads();
-    const double prefix = plan_prefix<SPLIT_NT>(part, local);
+    const double prefix = plan_prefix<SPLIT_NT>(wtot, local);
     if (tid == c) {
         const int e = eq_ord_plan_chunk(prefix, prefix + cs);
         own_plan = e;

@@ -193,16 +193,23 @@ static __device__ __forceinline__ EqOrdSegRun eqc_shfl_up_seg(const EqOrdSegRun 
 }
 
 /* Exclusive block scans (thread order, eqc_scan) of a double (advice
- * only), an int (with the block's total) and a segmented run
- * (eq_ord_seg_combine). Each ends with a barrier. */
-static __device__ __forceinline__ double eqc_block_excl_dsum(double x, EqcExactShared *sh)
+ * only; eqc_excl_dsum over the first NT threads, wtot a double a warp), an
+ * int (with the block's total) and a segmented run (eq_ord_seg_combine).
+ * Each ends with a barrier. */
+template <int NT>
+static __device__ __forceinline__ double eqc_excl_dsum(double x, double *wtot)
 {
     double ex;
     bool has;
-    (void)eqc_scan<EQC_ORD_LANES>(
-        x, sh->dwarp, [](double a, double b) { return a + b; },
+    (void)eqc_scan<NT>(
+        x, wtot, [](double a, double b) { return a + b; },
         [](double v, int k) { return __shfl_up_sync(0xffffffffu, v, k); }, &ex, &has);
     return has ? ex : 0.0;
+}
+
+static __device__ __forceinline__ double eqc_block_excl_dsum(double x, EqcExactShared *sh)
+{
+    return eqc_excl_dsum<EQC_ORD_LANES>(x, sh->dwarp);
 }
 
 static __device__ __forceinline__ int eqc_block_excl_isum(int x, int *total, EqcExactShared *sh)
