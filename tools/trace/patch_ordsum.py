@@ -1,0 +1,198 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Adds clock64 / %globaltimer stamps and printf lines (TF: a fused block's
+# phases; TW: a small walk's; TS: split_chunk's steps, block form; TC:
+# walk_chunks' cycles by step kind) to a copy of lib/cuda/ordsum.cu, given
+# as the one argument. For measuring only: never build it into the
+# library. tools/trace/run.sh runs it; report.py reads the lines.
+import sys
+p = sys.argv[1]
+s = open(p).read()
+def rep(old, new):
+    global s
+    assert s.count(old) == 1, old
+    s = s.replace(old, new)
+helpers = '''
+static __device__ __forceinline__ unsigned long long tr_gt(void)
+{
+    unsigned long long v;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(v));
+    return v;
+}
+#define TRK(i) do { if (threadIdx.x == 0) tk[i] = clock64(); } while (0)
+'''
+rep('static __device__ __forceinline__ unsigned ld_acquire_u32(', helpers + 'static __device__ __forceinline__ unsigned ld_acquire_u32(')
+# fused kernel
+rep('''    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    if (tid == 0)
+        ticket = atomicAdd(&counters[4], 1);
+    __syncthreads();
+    const long long g = ticket;''', '''    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    long long tk[8];
+    const unsigned long long gt0 = tr_gt();
+    TRK(0);
+    if (tid == 0)
+        ticket = atomicAdd(&counters[4], 1);
+    __syncthreads();
+    TRK(1);
+    const long long g = ticket;''')
+rep('''    __syncthreads();
+    const double cs = own;''', '''    __syncthreads();
+    TRK(2);
+    const double cs = own;''')
+rep('''        st_release_u32(&ready[g], epoch);
+    }
+''', '''        st_release_u32(&ready[g], epoch);
+    }
+    TRK(3);
+''')
+rep('''    const double prefix = plan_prefix<SPLIT_NT>(wtot, local);''', '''    __syncthreads();
+    TRK(4);
+    const double prefix = plan_prefix<SPLIT_NT>(wtot, local);
+    TRK(5);''')
+rep('''    __syncthreads();
+    const int e = own_plan;''', '''    __syncthreads();
+    TRK(6);
+    const int e = own_plan;''')
+rep('''        chunk_result(stage + lane * RUNS_ROW, min(max(count - lane * 32, 0), 32), e, g, no_fast,
+                     approx, zero, runs, split_idx, pool, pool_cap, counters, lane);
+    }
+}''', '''        chunk_result(stage + lane * RUNS_ROW, min(max(count - lane * 32, 0), 32), e, g, no_fast,
+                     approx, zero, runs, split_idx, pool, pool_cap, counters, lane);
+    }
+    __syncthreads();
+    TRK(7);
+    if (tid == 0)
+        printf("TF %lld %d %d %d %llu %llu %lld %lld %lld %lld %lld %lld %lld\\n", g, c, e, count,
+               gt0, tr_gt(), tk[1] - tk[0], tk[2] - tk[1], tk[3] - tk[2], tk[4] - tk[3],
+               tk[5] - tk[4], tk[6] - tk[5], tk[7] - tk[6]);
+}''')
+# small walk
+rep('''    __shared__ SmallWalkShared sh;
+    const int s = blockIdx.x, c = threadIdx.x, lane = c & 31, w = c >> 5;
+    const int g = c / EQC_ORD_SEG, j = c % EQC_ORD_SEG;
+    pdl_wait();''', '''    __shared__ SmallWalkShared sh;
+    const int s = blockIdx.x, c = threadIdx.x, lane = c & 31, w = c >> 5;
+    const int g = c / EQC_ORD_SEG, j = c % EQC_ORD_SEG;
+    long long tk[8];
+    int iters = 0;
+    const unsigned long long gt0 = tr_gt();
+    pdl_wait();
+    const unsigned long long gt1 = tr_gt();
+    TRK(0);''')
+rep('''    const int nrec = total < EQC_WALK_SPLITS ? total : EQC_WALK_SPLITS;
+    __syncthreads();
+    copy_split_records(sh.recs, sh.rec_src, nrec, pool);
+    __syncthreads();
+''', '''    const int nrec = total < EQC_WALK_SPLITS ? total : EQC_WALK_SPLITS;
+    __syncthreads();
+    TRK(1);
+    copy_split_records(sh.recs, sh.rec_src, nrec, pool);
+    __syncthreads();
+    TRK(2);
+''')
+rep('''            sum = walk_rest(d, c0, sum, pos0, walk, sh.terms, &sh.ex, &sh.s);
+            c0++;
+        }
+    }
+    if (c == 0)
+        out[d.out] = sum;''', '''            sum = walk_rest(d, c0, sum, pos0, walk, sh.terms, &sh.ex, &sh.s);
+            c0++;
+        }
+        iters++;
+    }
+    TRK(3);
+    if (c == 0)
+        out[d.out] = sum;
+    if (c == 0)
+        printf("TW %d %d %d %d %llu %llu %llu %lld %lld %lld\\n", s, nch, nrec, iters, gt0, gt1,
+               tr_gt(), tk[1] - tk[0], tk[2] - tk[1], tk[3] - tk[2]);''')
+open(p, 'w').write(s)
+# --- finer: split_chunk's steps (block form) and walk_chunks' step kinds
+s = open(p).read()
+def rep2(old, new):
+    global s
+    assert s.count(old) == 1, old
+    s = s.replace(old, new)
+rep2('''    const auto upi = [](int v, int o) { return __shfl_up_sync(0xffffffffu, v, o); };
+''', '''    const auto upi = [](int v, int o) { return __shfl_up_sync(0xffffffffu, v, o); };
+    long long sk[10];
+    sk[0] = clock64();
+''')
+rep2('''    /* one pass over the thread's codes: those of its first and last''', '''    sk[1] = clock64();
+    /* one pass over the thread's codes: those of its first and last''')
+rep2('''    /* the code of the last non-zero term up to this thread, and before it */''', '''    sk[2] = clock64();
+    /* the code of the last non-zero term up to this thread, and before it */''')
+rep2('''    if (!has)
+        prev_in = SPLIT_NOCODE;
+''', '''    if (!has)
+        prev_in = SPLIT_NOCODE;
+    sk[3] = clock64();
+''')
+rep2('''    const int pb = incn - nh;''', '''    sk[4] = clock64();
+    const int pb = incn - nh;''')
+rep2('''    EqCudaSplit *rec = pool + slot;''', '''    sk[5] = clock64();
+    EqCudaSplit *rec = pool + slot;''')
+rep2('''    EqOrdSegRun agg, exs;
+    agg.run = r;''', '''    sk[6] = clock64();
+    EqOrdSegRun agg, exs;
+    agg.run = r;''')
+rep2('''    if (t == NT - 1 && np > 0 && last_all != EQ_CUDA_SPLIT_CROSS)
+        rec->p[np - 1].run = incs.run;
+    return slot;''', '''    if (t == NT - 1 && np > 0 && last_all != EQ_CUDA_SPLIT_CROSS)
+        rec->p[np - 1].run = incs.run;
+    sk[7] = clock64();
+    if (NT > 32 && t == 0)
+        printf("TS %d %lld %lld %lld %lld %lld %lld %lld\\n", np, sk[1] - sk[0], sk[2] - sk[1],
+               sk[3] - sk[2], sk[4] - sk[3], sk[5] - sk[4], sk[6] - sk[5], sk[7] - sk[6]);
+    return slot;''')
+# walk_chunks: cycles by step kind
+rep2('''    *pos0 = 0;
+    while (k < nb) {
+        const int len = sh.seg_len[k];
+        if (len > 1 && eq_ord_apply(x, &sh.seg[k], sh.plan[k])) {
+            k += len;
+            continue;
+        }''', '''    *pos0 = 0;
+    long long cy[4] = {0, 0, 0, 0}, tw0 = clock64();
+    int nk[4] = {0, 0, 0, 0}, npc = 0;
+    while (k < nb) {
+        const int len = sh.seg_len[k];
+        long long c0 = clock64();
+        if (len > 1 && eq_ord_apply(x, &sh.seg[k], sh.plan[k])) {
+            k += len;
+            cy[0] += clock64() - c0; nk[0]++;
+            continue;
+        }''')
+rep2('''            } else if (sh.plan[k] != EQ_ORD_NONE) {
+                const EqOrdRun r = run_of(k);
+                if (!eq_ord_apply(x, &r, sh.plan[k]))
+                    break;
+                k++;
+            } else if (sh.split[k] >= 0) {
+                const int sl = sh.slot[k];
+                const int p0 =
+                    split_walk(sl >= 0 ? &sh.recs[sl] : pool + sh.split[k], x, lane, lie);''', '''            } else if (sh.plan[k] != EQ_ORD_NONE) {
+                long long c1 = clock64();
+                const EqOrdRun r = run_of(k);
+                if (!eq_ord_apply(x, &r, sh.plan[k]))
+                    break;
+                k++;
+                cy[1] += clock64() - c1; nk[1]++;
+            } else if (sh.split[k] >= 0) {
+                long long c1 = clock64();
+                const int sl = sh.slot[k];
+                npc += (sl >= 0 ? &sh.recs[sl] : pool + sh.split[k])->np;
+                const int p0 =
+                    split_walk(sl >= 0 ? &sh.recs[sl] : pool + sh.split[k], x, lane, lie);
+                cy[2] += clock64() - c1; nk[2]++;''')
+rep2('''        if (k < end)
+            break; /* chunk k fails its check */
+    }
+    return k;''', '''        if (k < end)
+            break; /* chunk k fails its check */
+    }
+    if (lane == 0)
+        printf("TC %d %d %lld %d %lld %d %lld %d %lld\\n", blockIdx.x, nk[0], cy[0], nk[1], cy[1],
+               nk[2], cy[2], npc, clock64() - tw0);
+    return k;''')
+open(p, 'w').write(s)

@@ -1,0 +1,56 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Summarizes the lines of a build patched by patch_ordsum.py (the output
+# of bench_cuda --profile, given as the one argument): per launch of the
+# fused kernel its span and each phase's median / max for split and run
+# chunks, the small walk's phases, split_chunk's steps, walk_chunks' step
+# kinds. Cycles become us at the clock the stamps give (about 1.96 GHz).
+import sys, statistics as st
+F, W = [], []
+for line in open(sys.argv[1]):
+    p = line.split()
+    if not p: continue
+    if p[0] == 'TF': F.append([int(v) for v in p[1:]])
+    elif p[0] == 'TW': W.append([int(v) for v in p[1:]])
+def launches(rows, key):
+    rows = sorted(rows, key=key); out = []; cur = []
+    for r in rows:
+        if cur and key(r) - key(cur[-1]) > 50000: out.append(cur); cur = []
+        cur.append(r)
+    if cur: out.append(cur)
+    return out
+fl = launches(F, lambda r: r[4]); wl = launches(W, lambda r: r[4])
+print("fused launches", len(fl), "walk launches", len(wl))
+names = ["ticket", "stage+sum", "publish", "wait", "scan", "plan", "run/split"]
+for i, L in enumerate(fl):
+    t0 = min(r[4] for r in L); t1 = max(r[5] for r in L)
+    cyc = sum(sum(r[6:13]) for r in L); ns = sum(r[5] - r[4] for r in L)
+    ghz = cyc / ns if ns else 0
+    nsplit = sum(1 for r in L if r[2] < -1000 or r[2] > 2000)
+    es = sorted(set(r[2] for r in L))
+    last = max(L, key=lambda r: r[5])
+    print("F%d: %d blocks, span %.2f us, clock %.2f GHz, start spread %.2f us, e values %s.., last block g=%d c=%d e=%d: %s" % (
+        i, len(L), (t1 - t0) / 1e3, ghz, (max(r[4] for r in L) - t0) / 1e3, es[:3], last[0], last[1], last[2],
+        " ".join("%s %.2f" % (n, v / ghz / 1e3) for n, v in zip(names, last[6:13]))))
+    for grp, sel in (("split", lambda r: r[2] == es[0]), ("run", lambda r: r[2] != es[0])):
+        S = [r for r in L if sel(r)]
+        if not S: continue
+        print("   %-5s n=%3d  " % (grp, len(S)) + "  ".join("%s %.2f/%.2f" % (n, st.median(r[6 + k] for r in S) / ghz / 1e3, max(r[6 + k] for r in S) / ghz / 1e3) for k, n in enumerate(names)) + "  (us median/max)")
+    if i < len(wl):
+        WL = wl[i]
+        print("   walk: start %+.2f us, after pdl_wait %+.2f, end %+.2f (from the fused launch's first start); per sum nch/nrec/iters: %s; phases us (segments+loads, copy, walk) of the last: %s" % (
+            (min(r[4] for r in WL) - t0) / 1e3, (max(r[5] for r in WL) - t0) / 1e3, (max(r[6] for r in WL) - t0) / 1e3,
+            " ".join("%d/%d/%d" % (r[1], r[2], r[3]) for r in WL),
+            " ".join("%.2f" % (v / ghz / 1e3) for v in max(WL, key=lambda r: r[6])[7:10])))
+TS = [[int(v) for v in l.split()[1:]] for l in open(sys.argv[1]) if l.startswith("TS ")]
+TC = [[int(v) for v in l.split()[1:]] for l in open(sys.argv[1]) if l.startswith("TC ")]
+G = 1.96e3  # cycles per us
+if TS:
+    nm = ["base", "codes", "scan-last", "scan-heads", "slot", "pieces", "segscan+store"]
+    print("split_chunk (block) n=%d, np median %d max %d; steps us median/max: " % (len(TS), st.median(r[0] for r in TS), max(r[0] for r in TS)) +
+          "  ".join("%s %.2f/%.2f" % (n, st.median(r[1 + k] for r in TS) / G, max(r[1 + k] for r in TS) / G) for k, n in enumerate(nm)))
+if TC:
+    def agg(i, j):
+        n = sum(r[i] for r in TC); c = sum(r[j] for r in TC)
+        return n / len(TC), (c / n / G if n else 0)
+    print("walk_chunks n=%d calls: per call segs %.1f at %.3f us, runs %.1f at %.3f us, splits %.1f at %.3f us (pieces per split %.1f); call total median %.2f us" % (
+        (len(TC),) + agg(1, 2) + agg(3, 4) + agg(5, 6) + (sum(r[7] for r in TC) / max(1, sum(r[5] for r in TC)), st.median(r[8] for r in TC) / G)))

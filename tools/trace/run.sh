@@ -1,0 +1,20 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# The engine's phases by clock64 / %globaltimer stamps (printf), SSIM at 4K
+# and 1080p: the fused small launch per block, split_chunk's steps, the
+# small walk and walk_chunks' step kinds (docs/performance.md, session 17,
+# item 3). On the GPU machine, from the repository root:
+#   OUT=... bash tools/trace/run.sh
+# It copies the tree to /tmp/tr, patches lib/cuda/ordsum.cu there
+# (patch_ordsum.py: the patterns are the source's own lines, so it stops
+# with an AssertionError once they change) and builds bench_cuda.
+set -u
+O=${OUT:-/tmp/out}; mkdir -p $O; R=$PWD
+export PATH=$PATH:/usr/local/cuda/bin
+rm -rf /tmp/tr && mkdir -p /tmp/tr && tar --exclude=./build-cuda --exclude=./.git --exclude=./.dev --exclude=./tests/data -cf - . | tar -xf - -C /tmp/tr
+python3 tools/trace/patch_ordsum.py /tmp/tr/lib/cuda/ordsum.cu || exit 1
+(cd /tmp/tr && meson setup /tmp/b-tr -Dgst=disabled -Dcuda=enabled --buildtype=release > $O/build-tr.log 2>&1 && ninja -C /tmp/b-tr tools/bench_cuda >> $O/build-tr.log 2>&1) || { tail -20 $O/build-tr.log; exit 1; }
+for sz in 3840x2160 1920x1080; do
+  /tmp/b-tr/tools/bench_cuda --sizes $sz --metrics ssim --frames 4 --warmup 2 --profile > $O/trace-$sz.log 2>&1
+  echo "== $sz"; grep profile $O/trace-$sz.log; python3 tools/trace/report.py $O/trace-$sz.log
+done
