@@ -171,7 +171,7 @@ static double host_walk_counted(const double *x, size_t n, const int *plan,
 static void device_plan(const double *chunk_sum, size_t nch, int *plan)
 {
     enum { T = 256, W = T / 32 };
-    double x[T], ex[T], wtot[W];
+    double x[T], pre[W];
     size_t per = (nch + T - 1) / T;
     for (int t = 0; t < T; t++) {
         size_t a = (size_t)t * per, b = a + per < nch ? a + per : nch;
@@ -188,24 +188,17 @@ static void device_plan(const double *chunk_sum, size_t nch, int *plan)
             if (t % 32 >= o)
                 x[t] = y[t] + x[t];
     }
-    for (int w = 0; w < W; w++)
-        wtot[w] = x[w * 32 + 31];
+    /* the warps' prefixes from their inclusive totals (lane 31) */
     for (int w = 0; w < W; w++) {
-        double pre = w ? wtot[0] : 0.0;
+        pre[w] = w ? x[31] : 0.0;
         for (int j = 1; j < w; j++)
-            pre = pre + wtot[j];
-        for (int l = 0; l < 32; l++) {
-            if (w)
-                x[w * 32 + l] = pre + x[w * 32 + l];
-            ex[w * 32 + l] = l ? 0.0 : pre;
-        }
+            pre[w] = pre[w] + x[j * 32 + 31];
     }
-    for (int t = 0; t < T; t++)
-        if (t % 32)
-            ex[t] = x[t - 1];
+    for (int t = 32; t < T; t++)
+        x[t] = pre[t / 32] + x[t];
     for (int t = 0; t < T; t++) {
         size_t a = (size_t)t * per, b = a + per < nch ? a + per : nch;
-        double prefix = t == 0 ? 0.0 : ex[t];
+        double prefix = t % 32 ? x[t - 1] : pre[t / 32];
         for (size_t c = a; c < b; c++) {
             const double next = prefix + chunk_sum[c];
             plan[c] = eq_ord_plan_chunk(prefix, next);
