@@ -1177,16 +1177,18 @@ struct WalkShared {
     };
 };
 
-/* Warp 0 applies the pieces of a split chunk to the exact sum *x (every
- * lane the same arithmetic on the same values). First every piece in turn
- * with the check formed but not branched on (eq_ord_apply_try_pos, whose
- * path from the sum to the next is a select and an add: a negative sum
- * fails its check and goes to the second pass; a crossing piece's plain
- * add taken by a select), the loads of the pieces free of the chain: when
- * every check passed, that is the sum. Otherwise the
- * pieces again, each checked before the next: lane p loads piece p, the
- * pieces reach all lanes by shuffles, in order, piece p + 1's while piece
- * p is applied. Returns -1 when every piece was added; otherwise the start
+/* Warp 0 applies the pieces of a split chunk to the exact sum *x. Lane p
+ * loads piece p once. First the sums alone, piece after piece, every lane
+ * the same arithmetic on the same values (eq_ord_next_pos: a select and an
+ * add from one sum to the next; a crossing piece's plain add taken by a
+ * select), each piece's increments reaching every lane by shuffles a piece
+ * ahead, so that the chain waits on no load (a load of the increment of
+ * the sum's parity would be one), lane p keeping the sum piece p starts
+ * from; then lane p forms piece p's check from it (eq_ord_apply_try_pos:
+ * a negative sum fails it), all pieces' checks side by side. When every
+ * check passed, the last sum is the exact sum. Otherwise the pieces again,
+ * each checked before the next, piece p + 1's shuffles while piece p is
+ * applied. Returns -1 when every piece was added; otherwise the start
  * of the first piece whose check failed, *x then being the exact sum of
  * the terms before it. `lie` (tests only, EQ_CUDA_STAGE_SUM_LIE): the
  * walk takes the middle run piece for a poisoned run (eq_ord_poison: a run
@@ -1205,6 +1207,27 @@ static __device__ __forceinline__ EqOrdRun piece_run(const EqOrdRun &r, int p, i
     return lie && p == np / 2 ? eq_ord_poison() : r;
 }
 
+/* What the first pass's chain needs of piece p (lane p's): the run's
+ * increments for both parities (its extremes left 0: eq_ord_next_pos does
+ * not read them), the plain term and the binade. */
+struct SplitPieceStep {
+    EqOrdRun r;
+    double x;
+    int e;
+};
+
+static __device__ __forceinline__ SplitPieceStep split_step(const EqOrdRun &run,
+                                                            const EqCudaSplitPiece &mine, int p)
+{
+    SplitPieceStep o;
+    o.r = eq_ord_empty();
+    o.r.d[0] = __shfl_sync(0xffffffffu, run.d[0], p);
+    o.r.d[1] = __shfl_sync(0xffffffffu, run.d[1], p);
+    o.x = __shfl_sync(0xffffffffu, mine.x, p);
+    o.e = __shfl_sync(0xffffffffu, mine.e, p);
+    return o;
+}
+
 static __device__ __forceinline__ SplitPieceRegs split_piece(const EqCudaSplitPiece &mine, int p)
 {
     SplitPieceRegs o;
@@ -1217,27 +1240,30 @@ static __device__ __forceinline__ SplitPieceRegs split_piece(const EqCudaSplitPi
 static __device__ int split_walk(const EqCudaSplit *rec, double *x, int lane, int lie)
 {
     const int np = rec->np;
-    double y = *x;
-    int ok = 1;
-#pragma unroll 4
-    for (int p = 0; p < np; p++) {
-        const EqCudaSplitPiece *q = &rec->p[p];
-        const int e = q->e;
-        const EqOrdRun run = piece_run(q->run, p, np, lie);
-        double run_sum;
-        const int good = eq_ord_apply_try_pos(y, &run, e, &run_sum);
-        const double plain = y + q->x;
-        const bool cross = e == EQ_CUDA_SPLIT_CROSS;
-        ok &= cross | good;
-        y = cross ? plain : run_sum;
-    }
-    if (ok) {
-        *x = y;
-        return -1;
-    }
     EqCudaSplitPiece mine = {};
     if (lane < np)
         mine = rec->p[lane];
+    const EqOrdRun my_run = piece_run(mine.run, lane, np, lie);
+    /* piece p's increments, plain term and binade, shuffled to every lane
+     * one piece ahead of the chain (the chain never waits on a load) */
+    SplitPieceStep nx = split_step(my_run, mine, 0);
+    double y = *x, mine_y = y;
+#pragma unroll 4
+    for (int p = 0; p < np; p++) {
+        const SplitPieceStep cur = nx;
+        nx = split_step(my_run, mine, (p + 1) & 31); /* unused past np */
+        mine_y = lane == p ? y : mine_y; /* the sum piece p starts from */
+        const double run_sum = eq_ord_next_pos(y, &cur.r);
+        const double plain = y + cur.x;
+        y = cur.e == EQ_CUDA_SPLIT_CROSS ? plain : run_sum;
+    }
+    double next;
+    const int good = lane >= np || mine.e == EQ_CUDA_SPLIT_CROSS ||
+                     eq_ord_apply_try_pos(mine_y, &my_run, mine.e, &next);
+    if (__all_sync(0xffffffffu, good)) {
+        *x = y;
+        return -1;
+    }
     SplitPieceRegs cur = split_piece(mine, 0);
     for (int p = 0; p < np; p++) {
         const SplitPieceRegs next = split_piece(mine, (p + 1) & 31); /* unused past np */

@@ -680,6 +680,19 @@ EQ_HD static inline int eq_ord_apply_try_pos(double s, const EqOrdRun *r, int e,
     return eq_ord_check((int)(b >> 52), e, m, lo, hi);
 }
 
+/* eq_ord_apply_try_pos's *next alone (the same operations): for a caller
+ * that forms the sums of several runs in turn first and their checks
+ * afterwards, each from the sum before its run (the device's split walk,
+ * a lane a check). */
+EQ_HD static inline double eq_ord_next_pos(double s, const EqOrdRun *r)
+{
+    const uint64_t b = eq_ord_bits(s);
+    int64_t d, lo, hi;
+
+    eq_ord_pick(r, (int)(b & 1), &d, &lo, &hi);
+    return eq_ord_from_bits(b + (uint64_t)d);
+}
+
 /* eq_ord_apply_try, updating *s only when the check passes. */
 EQ_HD static inline int eq_ord_apply(double *s, const EqOrdRun *r, int e)
 {

@@ -434,7 +434,8 @@ static void composition(long rounds)
         loop = eq_ordsum_loop(x, (size_t)n, 1, s0);
         {
             /* eq_ord_apply_try_pos: eq_ord_apply_try's answer for s0 >= 0
-             * (and under the binades next to s0's), 0 for s0 < 0 */
+             * (and under the binades next to s0's), 0 for s0 < 0;
+             * eq_ord_next_pos its sum */
             for (int de = -1; de <= 1; de++) {
                 double a = 0.0, b = 0.0;
                 const int ta = eq_ord_apply_try(s0, &seq, e + de, &a);
@@ -442,6 +443,8 @@ static void composition(long rounds)
                 CHECK(tb == (s0 < 0.0 ? 0 : ta));
                 if (tb)
                     CHECK_BITS(b, a);
+                /* eq_ord_next_pos: its new sum alone, whatever the check */
+                CHECK_BITS(eq_ord_next_pos(s0, &seq), b);
                 pos_checked++;
                 pos_ok += tb;
             }
