@@ -80,8 +80,9 @@ for s in $steps; do
       #  carry: a split record's stretch loses the run carried from the lanes before
       #  restage: sums of one plane never stage x again (DETAIL formed from ARTIFACT4)
       #  seq: the walk's fallback skips the failing term
-      #  prefetch: the split walk's next piece is the current one again (its second
-      #    pass, after a failed check: EQ_CUDA_STAGE_SUM_LIE)
+      #  prefetch: the split walk's next piece is the current one again (in both
+      #    passes: the first pass's increments, and the second's pieces after a
+      #    failed check, EQ_CUDA_STAGE_SUM_LIE)
       #  persum: every warp of a per-sum runs launch forms the group's first sum
       #  again: with a reused plan, only chunks planned term by term are formed again
       #    (not those whose binade changed)
@@ -101,7 +102,7 @@ for s in $steps; do
       #  smallrec: the walk of small launches (ord_walk_small_kernel) reads every kept
       #    split record from the sum's first
       #  fastwalk: the split walk's first pass drops the crossing pieces' terms
-      #  fastok: the split walk's first pass takes its pieces without their checks
+      #  fastok: the split walk's lanes pass their pieces without their checks
       #    (red through EQ_CUDA_STAGE_SUM_LIE's poisoned pieces)
       #  fusedwait: the fused small-launch kernel (ord_small_chunks_kernel) reads
       #    the chunk sums before its chunk without waiting for their ready flags
@@ -140,7 +141,7 @@ for s in $steps; do
       mut carry 's/rec->p\[pb - 1\].run = eq_ord_compose(exs.run, before_head);/rec->p[pb - 1].run = before_head;/'
       mut restage 's/} else if (held != EQC_TERM_X) {/} else if (0) {/'
       mut seq 's/for (int k = pos0; k < count; k++)/for (int k = pos0 + 1; k < count; k++)/'
-      mut prefetch 's/split_piece(mine, (p + 1) \& 31)/split_piece(mine, p \& 31)/'
+      mut prefetch 's/mine, (p + 1) \& 31)/mine, p \& 31)/'
       mut persum 's/\*j0 = (int)(local % t->gcount\[gi\]);/*j0 = 0;/'
       mut again 's/if (prev \&\& (e == EQ_ORD_NONE || e != prev\[off + c\]))/if (prev \&\& e == EQ_ORD_NONE)/'
       mut specsum 's/chunk_sum_of(mine, EQC_TERM_X, lane, \&nonzero)/chunk_sum_of(mine, kind, lane, \&nonzero)/'
@@ -152,8 +153,8 @@ for s in $steps; do
       mut segscan 's/        x = eq_ord_seg_combine(g->first, x);/        x = x;/'
       mut seghead 's/\*head_at = 63 - __clzll((long long)(gh \& upto));/*head_at = j;/'
       mut smallrec 's/sh.slot\[c\] = (signed char)(kept ? rank : -1);/sh.slot[c] = (signed char)(kept ? 0 : -1);/'
-      mut fastwalk 's/y = cross ? plain : run_sum;/y = cross ? y : run_sum;/'
-      mut fastok 's/ok \&= cross | good;/ok \&= 1;/'
+      mut fastwalk 's/y = cur.e == EQ_CUDA_SPLIT_CROSS ? plain : run_sum;/y = cur.e == EQ_CUDA_SPLIT_CROSS ? y : run_sum;/'
+      mut fastok 's/const int good = lane >= np ||/const int good = 1 ||/'
       mut fusedwait 's/while (ld_acquire_u32(\&ready\[off + tid\]) != epoch) {/while (0) {/'
       mut fusedscan 's/    if (tid < c) {/    if (tid < c - 1) {/'
       # the tie-free run's arithmetic (lib/exact/ordsum.h, eq_ord_run_scaled1),

@@ -1178,7 +1178,7 @@ struct WalkShared {
 };
 
 /* Warp 0 applies the pieces of a split chunk to the exact sum *x. Lane p
- * loads piece p once. First the sums alone, piece after piece, every lane
+ * loads piece p once (every lane its slot). First the sums alone, piece after piece, every lane
  * the same arithmetic on the same values (eq_ord_next_pos: a select and an
  * add from one sum to the next; a crossing piece's plain add taken by a
  * select), each piece's increments reaching every lane by shuffles a piece
@@ -1195,7 +1195,7 @@ struct WalkShared {
  * that fails every check, and adds nothing), so that its check fails and
  * the block adds the rest of the chunk, with the same bits; a walk that
  * skipped the check would lose the piece's terms. */
-static_assert(EQ_CUDA_SPLIT_MAX <= 32, "one piece per lane");
+static_assert(EQ_CUDA_SPLIT_MAX == 32, "one piece per lane, a piece for every lane");
 struct SplitPieceRegs {
     EqOrdRun r;
     double x;
@@ -1239,10 +1239,11 @@ static __device__ __forceinline__ SplitPieceRegs split_piece(const EqCudaSplitPi
 
 static __device__ int split_walk(const EqCudaSplit *rec, double *x, int lane, int lie)
 {
+    /* every lane's piece loaded beside np, not after it: a record always
+     * holds EQ_CUDA_SPLIT_MAX pieces, and those past np are never applied
+     * (nor checked: their lanes pass) */
     const int np = rec->np;
-    EqCudaSplitPiece mine = {};
-    if (lane < np)
-        mine = rec->p[lane];
+    const EqCudaSplitPiece mine = rec->p[lane];
     const EqOrdRun my_run = piece_run(mine.run, lane, np, lie);
     /* piece p's increments, plain term and binade, shuffled to every lane
      * one piece ahead of the chain (the chain never waits on a load) */
