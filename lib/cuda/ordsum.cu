@@ -125,6 +125,10 @@ static __device__ __forceinline__ void load_terms(const EqcSumDesc &d, long long
 /* launches of at most this many chunks (and at most EQC_ORD_LANES a sum) by
  * ord_small_chunks_kernel, a block a chunk (EQ_CUDA_FUSED_ENV) */
 #define EQC_FUSED_MAX 2048
+/* the fused kernel's ready flags: one per chunk of a launch at most
+ * (EQC_MAX_SUMS sums of EQC_ORD_LANES chunks: a fused launch's largest,
+ * forced fused included), at the start of the engine's buffer */
+#define EQC_READY_BYTES ((size_t)EQC_MAX_SUMS * EQC_ORD_LANES * sizeof(unsigned))
 
 /* A chunk of x (count >= 1 values) into shared rows by NT threads (a warp,
  * or the block's first NT threads), each value as the term of `kind`
@@ -918,10 +922,15 @@ ord_runs_again_kernel(const EqcSumTable *t, const int *plan, EqOrdRun *runs, int
  * handed out in the order blocks start, by an atomic counter), and every
  * block publishes before it waits: so the blocks that it waits for are
  * running or done, and none of them waits for it. The flags are not
- * cleared between launches: each launch marks them with its own epoch. A
- * flag that held the epoch by chance (memory never written since it was
- * allocated) would hand the scan a stale chunk sum: a wrong plan, which
- * is advice, and the walk's checks still give the loop's bits. */
+ * cleared between launches: each launch marks them with its own epoch, a
+ * number no launch before it used (until the 32-bit count wraps). They
+ * lie in a region of the engine's buffer that holds nothing else and is
+ * zeroed when the buffer is allocated (EQC_READY_BYTES), so a flag holds 0
+ * or an earlier launch's epoch, never this launch's before its chunk is
+ * published. (Inside the buffer's other arrays, whose places move with the
+ * launch's layout, an earlier launch's data could equal the epoch: the
+ * scan then took a stale chunk sum, a wrong plan, seen once in the
+ * harness; the walk's checks still gave the loop's bits.) */
 static __device__ __forceinline__ unsigned ld_acquire_u32(const unsigned *p)
 {
     unsigned v;
@@ -1798,12 +1807,23 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
     /* split records: one per chunk planned term by term, up to the pool's
      * size (a chunk beyond it goes to the walk's fallback, as before) */
     const int pool_cap = (int)(total < EQC_SPLIT_POOL ? total : EQC_SPLIT_POOL);
-    const size_t need = (size_t)pool_cap * sizeof(EqCudaSplit) +
-                        (size_t)total * (2 * sizeof(double) + 4 * sizeof(int) +
+    const size_t need = EQC_READY_BYTES + (size_t)pool_cap * sizeof(EqCudaSplit) +
+                        (size_t)total * (2 * sizeof(double) + 3 * sizeof(int) +
                                          2 * sizeof(EqOrdRun) + 1) +
                         4 * sizeof(int) + (size_t)groups;
-    if ((err = eqc_buf_reserve(cuda, &cuda->scratch[scratch], need)) < 0)
-        return err;
+    {
+        void *was = cuda->scratch[scratch].ptr;
+        if ((err = eqc_buf_reserve(cuda, &cuda->scratch[scratch], need)) < 0)
+            return err;
+        if (cuda->scratch[scratch].ptr != was) {
+            /* (EQC_CHECK's jump would cross the initializations below) */
+            const cudaError_t e = eqc_fault(
+                cuda, EQC_SITE_OTHER,
+                cudaMemsetAsync(cuda->scratch[scratch].ptr, 0, EQC_READY_BYTES, stream));
+            if (e != cudaSuccess)
+                return eqc_fail(cuda, e, "cudaMemsetAsync(ready flags)", __FILE__, __LINE__);
+        }
+    }
     /* the plan: written to one of the slot's two arrays; the other holds
      * the plan of the slot's launch before, reused when it is there, of
      * this layout, on this stream (in stream order, so that it is
@@ -1826,7 +1846,9 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
     }
     cuda->last_reused = reuse;
     {
-        uint8_t *base = (uint8_t *)cuda->scratch[scratch].ptr;
+        /* the fused kernel's flags first, in their own region */
+        unsigned *ready = (unsigned *)cuda->scratch[scratch].ptr;
+        uint8_t *base = (uint8_t *)cuda->scratch[scratch].ptr + EQC_READY_BYTES;
         EqOrdRun *runs = (EqOrdRun *)base;
         EqOrdRun *seg = runs + total;
         EqCudaSplit *pool = (EqCudaSplit *)(seg + total);
@@ -1836,8 +1858,7 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
         int *seg_len = again + total;
         int *split_idx = seg_len + total;
         int *counters = split_idx + total;
-        unsigned *ready = (unsigned *)(counters + 4); /* the fused kernel's flags */
-        unsigned char *zero = (unsigned char *)(ready + total);
+        unsigned char *zero = (unsigned char *)(counters + 4);
         unsigned char *gzero = zero + total;
         cuda->last_sums = (EqcSumScratch){ chunk_sum, plan, runs,     seg,  seg_len,
                                            split_idx, pool, counters, total };
