@@ -1187,23 +1187,24 @@ struct WalkShared {
 };
 
 /* Warp 0 applies the pieces of a split chunk to the exact sum *x. Lane p
- * loads piece p once (every lane its slot). First the sums alone, piece after piece, every lane
- * the same arithmetic on the same values (eq_ord_next_pos: a select and an
- * add from one sum to the next; a crossing piece's plain add taken by a
- * select), each piece's increments reaching every lane by shuffles a piece
- * ahead, so that the chain waits on no load (a load of the increment of
- * the sum's parity would be one), lane p keeping the sum piece p starts
- * from; then lane p forms piece p's check from it (eq_ord_apply_try_pos:
- * a negative sum fails it), all pieces' checks side by side. When every
- * check passed, the last sum is the exact sum. Otherwise the pieces again,
- * each checked before the next, piece p + 1's shuffles while piece p is
- * applied. Returns -1 when every piece was added; otherwise the start
- * of the first piece whose check failed, *x then being the exact sum of
- * the terms before it. `lie` (tests only, EQ_CUDA_STAGE_SUM_LIE): the
- * walk takes the middle run piece for a poisoned run (eq_ord_poison: a run
- * that fails every check, and adds nothing), so that its check fails and
- * the block adds the rest of the chunk, with the same bits; a walk that
- * skipped the check would lose the piece's terms. */
+ * loads piece p once (every lane its slot). First the sums alone, piece
+ * after piece, every lane the same arithmetic on the same values
+ * (eq_ord_next_pos: a select and an add from one sum to the next; a
+ * crossing piece's plain add taken by a select), each piece's increments
+ * reaching every lane by shuffles a piece ahead, so that the chain waits
+ * on no load (a load of the increment of the sum's parity would be one),
+ * lane p keeping the sum piece p starts from; then lane p forms piece p's
+ * check from it (eq_ord_apply_try_pos: a negative sum fails it), all
+ * pieces' checks side by side. When every check passed, the last sum is
+ * the exact sum. Otherwise the pieces again, each checked before the next,
+ * piece p + 1's shuffles while piece p is applied. Returns -1 when every
+ * piece was added; otherwise the start of the first piece whose check
+ * failed, *x then being the exact sum of the terms before it. `lie` (tests
+ * only, EQ_CUDA_STAGE_SUM_LIE): the walk takes the middle run piece for a
+ * poisoned run (eq_ord_poison: a run that fails every check, and adds
+ * nothing), so that its check fails and the block adds the rest of the
+ * chunk, with the same bits; a walk that skipped the check would lose the
+ * piece's terms. */
 static_assert(EQ_CUDA_SPLIT_MAX == 32, "one piece per lane, a piece for every lane");
 struct SplitPieceRegs {
     EqOrdRun r;
