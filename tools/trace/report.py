@@ -3,7 +3,8 @@
 # of bench_cuda --profile, given as the one argument): per launch of the
 # fused kernel its span and each phase's median / max for split and run
 # chunks, the small walk's phases, split_chunk's steps, walk_chunks' step
-# kinds. Cycles become us at the clock the stamps give (about 1.96 GHz).
+# kinds, and with patch_split_walk.py split_walk's passes by piece count.
+# Cycles become us at the clock the stamps give (about 1.96 GHz).
 import sys, statistics as st
 F, W = [], []
 for line in open(sys.argv[1]):
@@ -54,3 +55,9 @@ if TC:
         return n / len(TC), (c / n / G if n else 0)
     print("walk_chunks n=%d calls: per call segs %.1f at %.3f us, runs %.1f at %.3f us, splits %.1f at %.3f us (pieces per split %.1f); call total median %.2f us" % (
         (len(TC),) + agg(1, 2) + agg(3, 4) + agg(5, 6) + (sum(r[7] for r in TC) / max(1, sum(r[5] for r in TC)), st.median(r[8] for r in TC) / G)))
+SW = [[int(v) for v in l.split()[1:]] for l in open(sys.argv[1]) if l.startswith("SW ")]
+if SW:
+    for np_ in sorted(set(r[0] for r in SW)):
+        R = [r for r in SW if r[0] == np_]
+        print("split_walk np %d: %d calls, first pass %.0f cycles, checks %.0f cycles (mean), all passed in %d" % (
+            np_, len(R), sum(r[1] for r in R) / len(R), sum(r[2] for r in R) / len(R), sum(r[3] for r in R)))
