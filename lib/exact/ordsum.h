@@ -658,6 +658,18 @@ EQ_HD static inline int eq_ord_apply_try(double s, const EqOrdRun *r, int e, dou
     return ok;
 }
 
+/* eq_ord_apply_try_pos's *next alone: for a caller that forms the sums of
+ * several runs in turn first and their checks afterwards, each from the
+ * sum before its run (the device's split walk, a lane a check). */
+EQ_HD static inline double eq_ord_next_pos(double s, const EqOrdRun *r)
+{
+    const uint64_t b = eq_ord_bits(s);
+    int64_t d, lo, hi;
+
+    eq_ord_pick(r, (int)(b & 1), &d, &lo, &hi);
+    return eq_ord_from_bits(b + (uint64_t)d);
+}
+
 /*
  * eq_ord_apply_try for callers that apply runs one after another and
  * whose running sum is mostly non-negative (the device's split walk): it
@@ -666,8 +678,9 @@ EQ_HD static inline int eq_ord_apply_try(double s, const EqOrdRun *r, int e, dou
  * (the caller then takes eq_ord_apply_try). Fewer operations lie between
  * s and *next: no mirroring, and *next is s's bits plus d, which is
  * eq_ord_apply_try's sum where the check passes (m + d then lies inside
- * (2^52, 2^53): the add changes the mantissa field alone). The sign bit is
- * left in the exponent field given to the check, so a negative s fails it.
+ * (2^52, 2^53): the add changes the mantissa field alone; it is
+ * eq_ord_next_pos). The sign bit is left in the exponent field given to
+ * the check, so a negative s fails it.
  */
 EQ_HD static inline int eq_ord_apply_try_pos(double s, const EqOrdRun *r, int e, double *next)
 {
@@ -676,21 +689,8 @@ EQ_HD static inline int eq_ord_apply_try_pos(double s, const EqOrdRun *r, int e,
     int64_t d, lo, hi;
 
     eq_ord_pick(r, (int)(b & 1), &d, &lo, &hi);
-    *next = eq_ord_from_bits(b + (uint64_t)d);
+    *next = eq_ord_next_pos(s, r);
     return eq_ord_check((int)(b >> 52), e, m, lo, hi);
-}
-
-/* eq_ord_apply_try_pos's *next alone (the same operations): for a caller
- * that forms the sums of several runs in turn first and their checks
- * afterwards, each from the sum before its run (the device's split walk,
- * a lane a check). */
-EQ_HD static inline double eq_ord_next_pos(double s, const EqOrdRun *r)
-{
-    const uint64_t b = eq_ord_bits(s);
-    int64_t d, lo, hi;
-
-    eq_ord_pick(r, (int)(b & 1), &d, &lo, &hi);
-    return eq_ord_from_bits(b + (uint64_t)d);
 }
 
 /* eq_ord_apply_try, updating *s only when the check passes. */
