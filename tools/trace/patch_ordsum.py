@@ -1,11 +1,15 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Adds clock64 / %globaltimer stamps and printf lines (TF: a fused block's
 # phases; TW: a small walk's; TS: split_chunk's steps, block form; TC:
-# walk_chunks' cycles by step kind) to a copy of lib/cuda/ordsum.cu, given
-# as the one argument. For measuring only: never build it into the
-# library. tools/trace/run.sh runs it; report.py reads the lines.
+# walk_chunks' cycles by step kind; with --split-walk also SW: split_walk's
+# two passes, "SW np first-pass-cycles checks-cycles all-passed", whose
+# printf lengthens walk_chunks' split steps) to a copy of
+# lib/cuda/ordsum.cu, given as the argument. For measuring only: never
+# build it into the library. tools/trace/run.sh runs it; report.py reads
+# the lines.
 import sys
-p = sys.argv[1]
+split_walk = '--split-walk' in sys.argv[1:]
+p = [a for a in sys.argv[1:] if a != '--split-walk'][0]
 s = open(p).read()
 def rep(old, new):
     global s
@@ -195,4 +199,26 @@ rep2('''        if (k < end)
         printf("TC %d %d %lld %d %lld %d %lld %d %lld\\n", blockIdx.x, nk[0], cy[0], nk[1], cy[1],
                nk[2], cy[2], npc, clock64() - tw0);
     return k;''')
+# split_walk: cycles of its two passes (performance.md, session 18, item 3)
+SW = []
+SW.append(('''    double y = *x, mine_y = y;''', '''    long long sw0 = clock64();
+    double y = *x, mine_y = y;'''))
+SW.append(('''    double next;
+    const int good''', '''    long long sw1 = clock64();
+    double next;
+    const int good'''))
+SW.append(('''    if (__all_sync(0xffffffffu, good)) {
+        *x = y;
+        return -1;
+    }''', '''    const int allg = __all_sync(0xffffffffu, good);
+    long long sw2 = clock64();
+    if (lane == 0)
+        printf("SW %d %lld %lld %d\\n", np, sw1 - sw0, sw2 - sw1, allg);
+    if (allg) {
+        *x = y;
+        return -1;
+    }'''))
+if split_walk:
+    for a, b in SW:
+        rep(a, b)
 open(p, 'w').write(s)

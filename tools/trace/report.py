@@ -3,7 +3,8 @@
 # of bench_cuda --profile, given as the one argument): per launch of the
 # fused kernel its span and each phase's median / max for split and run
 # chunks, the small walk's phases, split_chunk's steps, walk_chunks' step
-# kinds, and with patch_split_walk.py split_walk's passes by piece count.
+# kinds, and with patch_ordsum.py --split-walk split_walk's passes by
+# piece count.
 # Cycles become us at the clock the stamps give (about 1.96 GHz).
 import sys, statistics as st
 F, W = [], []
