@@ -1734,6 +1734,17 @@ static cudaError_t plan_launch(long long most_chunks, int tree, cudaStream_t str
                       chunk_sum, plan, approx, dout, tree, counters, prev, again);
 }
 
+/* The fused kernel's ready flags of a newly allocated engine buffer
+ * (its first EQC_READY_BYTES) set to 0, on `stream`. */
+static int ready_zero(EqCuda *cuda, void *buf, cudaStream_t stream)
+{
+    int err = 0;
+    EQC_CHECK(cuda, EQC_SITE_OTHER, cudaMemsetAsync(buf, 0, EQC_READY_BYTES, stream));
+    return 0;
+fail:
+    return err;
+}
+
 int eqc_sums_launch(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double *dout,
                     cudaStream_t stream)
 {
@@ -1816,14 +1827,9 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
         void *was = cuda->scratch[scratch].ptr;
         if ((err = eqc_buf_reserve(cuda, &cuda->scratch[scratch], need)) < 0)
             return err;
-        if (cuda->scratch[scratch].ptr != was) {
-            /* (EQC_CHECK's jump would cross the initializations below) */
-            const cudaError_t e = eqc_fault(
-                cuda, EQC_SITE_OTHER,
-                cudaMemsetAsync(cuda->scratch[scratch].ptr, 0, EQC_READY_BYTES, stream));
-            if (e != cudaSuccess)
-                return eqc_fail(cuda, e, "cudaMemsetAsync(ready flags)", __FILE__, __LINE__);
-        }
+        if (cuda->scratch[scratch].ptr != was &&
+            (err = ready_zero(cuda, cuda->scratch[scratch].ptr, stream)) < 0)
+            return err;
     }
     /* the plan: written to one of the slot's two arrays; the other holds
      * the plan of the slot's launch before, reused when it is there, of
