@@ -107,6 +107,9 @@ for s in $steps; do
       #  fusedwait: the fused small-launch kernel (ord_small_chunks_kernel) reads
       #    the chunk sums before its chunk without waiting for their ready flags
       #  fusedscan: its scan leaves out the chunk sum just before its chunk
+      #  fusedflags: its ready flags inside the engine's other arrays (as before
+      #    363a539: here in `again`, which small launches leave alone), which
+      #    _FUSED_LATE fills with the launch's epoch
       # and the row blur's (s2_blur_h_kernel; lib/cuda/ssimulacra2.cu), red in the
       # ssimulacra2 stage of the harness:
       #  blurfirst: the first tile of outputs (columns 0 .. 31) is not stored
@@ -157,6 +160,7 @@ for s in $steps; do
       mut fastok 's/const int good = lane >= np ||/const int good = 1 ||/'
       mut fusedwait 's/while (ld_acquire_u32(\&ready\[off + tid\]) != epoch) {/while (0) {/'
       mut fusedscan 's/    if (tid < c) {/    if (tid < c - 1) {/'
+      mut fusedflags 's/unsigned \*ready = (unsigned \*)cuda->scratch\[scratch\].ptr;/unsigned *ready = (unsigned *)again;/'
       # the tie-free run's arithmetic (lib/exact/ordsum.h, eq_ord_run_scaled1),
       # red in the ordsum stage: one of its four interleaved totals left out,
       # no lane flagged for a negative term, no exact half flagged

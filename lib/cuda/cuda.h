@@ -178,7 +178,9 @@ int eq_cuda_stage_s2_blur_terms(EqCuda *cuda, const double *x1, const double *x2
 /* with _FUSED: the chunk sums' array NaN before the launch, and each block
  * publishing its chunk sum late, the later chunks of a sum first (about
  * 2 us a chunk), so that a block that did not wait for the chunks before
- * it would plan from NaN */
+ * it would plan from NaN; the engine's other arrays hold the launch's
+ * epoch before it, so that a ready flag among them would read as
+ * published */
 #define EQ_CUDA_STAGE_SUM_FUSED_LATE 512
 typedef struct EqCudaSumCase {
     const double *x;

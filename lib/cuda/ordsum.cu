@@ -943,6 +943,14 @@ static __device__ __forceinline__ void st_release_u32(unsigned *p, unsigned v)
     asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
 
+/* tests (EQ_CUDA_STAGE_SUM_FUSED_LATE): n words of p set to v */
+__global__ void fill_u32_kernel(unsigned *p, size_t n, unsigned v)
+{
+    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        p[i] = v;
+}
+
 __global__ void __launch_bounds__(SPLIT_NT, 4)
 ord_small_chunks_kernel(const EqcSumTable *t, int *counters, double *chunk_sum,
                         unsigned char *zero, int *plan, double *approx, EqOrdRun *runs,
@@ -1853,8 +1861,7 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
     }
     cuda->last_reused = reuse;
     {
-        /* the fused kernel's flags first, in their own region */
-        unsigned *ready = (unsigned *)cuda->scratch[scratch].ptr;
+        /* the fused kernel's flags (below) first, in their own region */
         uint8_t *base = (uint8_t *)cuda->scratch[scratch].ptr + EQC_READY_BYTES;
         EqOrdRun *runs = (EqOrdRun *)base;
         EqOrdRun *seg = runs + total;
@@ -1862,6 +1869,7 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
         double *chunk_sum = (double *)(pool + pool_cap);
         double *approx = chunk_sum + total;
         int *again = (int *)(approx + total); /* chunks formed again */
+        unsigned *ready = (unsigned *)cuda->scratch[scratch].ptr;
         int *seg_len = again + total;
         int *split_idx = seg_len + total;
         int *counters = split_idx + total;
@@ -1883,10 +1891,19 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
             counters = dt->counters;
             cuda->last_sums.counters = counters;
             cuda->sum_epoch = cuda->sum_epoch + 1 ? cuda->sum_epoch + 1 : 1;
-            if (cuda->fused_late)
+            if (cuda->fused_late) {
+                /* the buffer's arrays (all written by the launch before
+                 * they are read) hold this launch's epoch, as an earlier
+                 * launch's data could; a ready flag among them would read
+                 * as published */
+                const size_t words = (need - EQC_READY_BYTES) / sizeof(unsigned);
+                fill_u32_kernel<<<eqc_blocks(words, 256), 256, 0, stream>>>(
+                    (unsigned *)base, words, cuda->sum_epoch);
+                EQC_CHECK_LAUNCH(cuda, "fill_u32_kernel");
                 EQC_CHECK(cuda, EQC_SITE_COPY,
                           cudaMemsetAsync(chunk_sum, 0xff, (size_t)total * sizeof(double),
                                           stream));
+            }
             ord_small_chunks_kernel<<<(unsigned)total, SPLIT_NT, 0, stream>>>(
                 dt, counters, chunk_sum, zero, plan, approx, runs, split_idx, pool, cap, ready,
                 cuda->sum_epoch, cuda->runs_no_fast, cuda->fused_late);
