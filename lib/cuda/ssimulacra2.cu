@@ -139,6 +139,35 @@ static __device__ __forceinline__ void s2_pixel_linear(const S2Src &s, int x, in
     }
 }
 
+/* s2_pixel_linear's 8-bit Y'CbCr path (s.lut set, every plane of one
+ * byte a sample) with the chroma subsampling known at compile time: the
+ * same taps (eq_s2_chroma_taps), samples, indices and table entries, read
+ * without the generic sample's width and shift tests. */
+static __device__ __forceinline__ unsigned s2_byte(const EqcPlane &p, int x, int y)
+{
+    return __ldg(p.data + (ptrdiff_t)y * p.stride + (ptrdiff_t)x * p.step);
+}
+
+template <int SSX, int SSY>
+static __device__ __forceinline__ unsigned s2_index8(const EqcPlane &p, int x, int y)
+{
+    EqS2ChromaTaps t = eq_s2_chroma_taps(x, y, SSX, SSY, p.width, p.height);
+    return eq_s2_chroma_index8(&t, s2_byte(p, t.cx, t.cy), s2_byte(p, t.bx, t.cy),
+                               s2_byte(p, t.cx, t.ny), s2_byte(p, t.bx, t.ny));
+}
+
+template <int SSX, int SSY>
+static __device__ __forceinline__ void s2_pixel_linear_lut8(const S2Src &s, int x, int y,
+                                                            double *r, double *g, double *b)
+{
+    const unsigned Y = s2_byte(s.p[0], x, y);
+    const unsigned kb = s2_index8<SSX, SSY>(s.p[1], x, y), kr = s2_index8<SSX, SSY>(s.p[2], x, y);
+    *r = __ldg(&s.lut[S2_LUT_R + Y * S2_LUT_K + kr]);
+    *g = eq_s2_yuv_g(__ldg(&s.lut[Y]), __ldg(&s.lut[S2_LUT_GB + kb]),
+                     __ldg(&s.lut[S2_LUT_GR + kr]));
+    *b = __ldg(&s.lut[S2_LUT_B + Y * S2_LUT_K + kb]);
+}
+
 /* One scale's linear RGB to its XYB and to the next scale's linear RGB, in
  * one pass: thread (x, oy) of frame blockIdx.z owns the pixels (x, 2oy) and
  * (x, 2oy+1) of the w x h scale, so a warp's loads and stores cover 32
@@ -154,7 +183,8 @@ static __device__ __forceinline__ void s2_pixel_linear(const S2Src &s, int x, in
  * never reach memory. */
 #define S2_XYB_THREADS 128
 
-template <bool SRC>
+/* SSX, SSY >= 0 (SRC only): the frames take s2_pixel_linear_lut8<SSX, SSY> */
+template <bool SRC, int SSX = -1, int SSY = -1>
 __global__ void __launch_bounds__(S2_XYB_THREADS)
 s2_xyb_down_kernel(S2Src s0, S2Src s1, const double *lin, int w, int h, double *lin_out,
                    double *xyb, double *next, int f0, int oy0)
@@ -172,7 +202,9 @@ s2_xyb_down_kernel(S2Src s0, S2Src s1, const double *lin, int w, int h, double *
     for (int j = 0; j < 2; j++) {
         const int yj = 2 * oy + j, y = min(yj, h - 1);
         const size_t i = (size_t)y * w + x;
-        if (SRC) {
+        if (SRC && SSX >= 0) {
+            s2_pixel_linear_lut8<SSX, SSY>(s, x, y, &v[j][0], &v[j][1], &v[j][2]);
+        } else if (SRC) {
             s2_pixel_linear(s, x, y, &v[j][0], &v[j][1], &v[j][2]);
         } else {
             v[j][0] = lin[fo + i];
@@ -220,9 +252,24 @@ static int s2_xyb_down(EqCuda *cuda, const S2Src &s0, const S2Src &s1, const dou
         y1 = h;
     dim3 g(eqc_blocks((size_t)2 * ((w + 1) / 2), S2_XYB_THREADS), (unsigned)(y1 - y0 + 1) / 2,
            (unsigned)frames);
+    /* 8-bit Y'CbCr frames (their tables, one byte a sample) of one
+     * subsampling: the kernel with that subsampling built in */
+    bool lut8 = !lin && s0.lut && s1.lut && s0.ss_x == s1.ss_x && s0.ss_y == s1.ss_y;
+    for (int c = 0; c < 3 && lut8; c++)
+        lut8 = s0.p[c].bytes == 1 && s1.p[c].bytes == 1;
+    const int ss = lut8 ? s0.ss_x * 2 + s0.ss_y : -1;
     if (lin)
         s2_xyb_down_kernel<false><<<g, S2_XYB_THREADS, 0, stream>>>(s0, s1, lin, w, h, lin_out,
                                                                     xyb, next, f0, y0 / 2);
+    else if (ss == 3)
+        s2_xyb_down_kernel<true, 1, 1><<<g, S2_XYB_THREADS, 0, stream>>>(
+            s0, s1, lin, w, h, lin_out, xyb, next, f0, y0 / 2);
+    else if (ss == 2)
+        s2_xyb_down_kernel<true, 1, 0><<<g, S2_XYB_THREADS, 0, stream>>>(
+            s0, s1, lin, w, h, lin_out, xyb, next, f0, y0 / 2);
+    else if (ss == 0)
+        s2_xyb_down_kernel<true, 0, 0><<<g, S2_XYB_THREADS, 0, stream>>>(
+            s0, s1, lin, w, h, lin_out, xyb, next, f0, y0 / 2);
     else
         s2_xyb_down_kernel<true><<<g, S2_XYB_THREADS, 0, stream>>>(s0, s1, lin, w, h, lin_out,
                                                                    xyb, next, f0, y0 / 2);
