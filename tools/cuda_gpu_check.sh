@@ -120,6 +120,8 @@ for s in $steps; do
       #  bluralign: 16-byte stores wherever a row is a multiple of 4 floats, also
       #    where a scale's planes are not 16-byte aligned (a CUDA error; the stage
       #    places its planes 4 bytes off a 16-byte boundary in one of its runs)
+      #  lut8ss: 8-bit 4:2:0 frames through s2_xyb_down's 4:2:2 kernel (the
+      #    to_linear stage)
       mut_in() { # name "files" target timeout sed args...: the files mutated by sed, target run with args
         local n=$1 files=$2 tg=$3 t=$4 sx=$5 M=/tmp/eq-mut-$1 f same=1; shift 5
         rm -rf $M /tmp/eq-mut-b-$n; mkdir -p $M
@@ -176,6 +178,7 @@ for s in $steps; do
       mut_s2 blurrows $K 's/if (sr + 4 \* i < rows)/if (sr + 4 * i < rows - 1)/' --seed "$SEED" --only ssimulacra2
       mut_s2 blurscalar $K 's/                if (k < w) {/                if (k < w - 1) {/' --seed "$SEED" --only ssimulacra2
       mut_s2 blurstart $K 's/    S2_BLUR_H_LOAD(-S2_TILE);/    S2_BLUR_H_LOAD(0);/' --seed "$SEED" --only ssimulacra2
+      mut_s2 lut8ss $K 's/s2_xyb_down_kernel<true, 1, 1><<</s2_xyb_down_kernel<true, 1, 0><<</' --seed "$SEED" --only ssimulacra2
       mut_s2 bluralign $K 's/    if (w % 4 == 0 \&\& ((uintptr_t)tmp \& 15) == 0)/    if (w % 4 == 0)/' --seed "$SEED" --only ssimulacra2 ;;
     bench) run bench 240 "$B/tools/bench_cuda" --frames 100 --warmup 10; cat "$OUT/bench.log" ;;
     upload) run upload 60 "$B/tools/bench_upload"; cat "$OUT/upload.log" ;;
