@@ -16,42 +16,57 @@
 #ifndef EQ_EXACT_PMATH_H
 #define EQ_EXACT_PMATH_H
 
+#include <stdint.h>
+#include <string.h>
+
 #include "exact/hd.h"
+
+/* 2^k for -1022 <= k <= 1023, from its bits. */
+EQ_HD static inline double eq_pm_pow2(int k)
+{
+    const uint64_t u = (uint64_t)(1023 + k) << 52;
+    double d;
+    memcpy(&d, &u, sizeof d);
+    return d;
+}
 
 /*
  * Cube root of x for x in [2^-24, 8] (0 for x <= 0). Relative error below
  * 6e-16 (under three ulp) on that domain.
  *
- * Range reduction by exact powers of 8 maps x to t in [1/8, 1], with
- * cbrt(x) = s * cbrt(t). A seed r ~ t^(-1/3) (one quadratic per octave) is
- * refined by three Newton steps for f(r) = r^-3 - t, which need no
- * division: r <- r + r * (1 - t r^3) / 3. Then cbrt(t) = t * r^2.
+ * Range reduction by an exact power of 8 maps x to t = x 8^q in [1/8, 1],
+ * with cbrt(x) = 2^-q cbrt(t); q is clamped to -1 .. 7 (so t stays below
+ * 1/8 for x < 2^-24 and above 1 for x > 8). q comes from x's exponent
+ * field: for x = m 2^E (1 <= m < 2), the least q with E + 3q >= -3, i.e.
+ * floor((-E - 1) / 3). It is the scaling of the chain of tests it replaces
+ * (x below 2^-12, 2^-6, 1/8: times 2^12, 2^6, 8; then above 1: times 1/8)
+ * but at x = 1, which the chain keeps as t = 1 and this takes to 1/8; both
+ * give 1.0. tests/lib/test_ssimulacra2_exact.c compares the two bit for
+ * bit at every exponent. Integer steps instead of twelve double ones on
+ * the GPU. A seed r ~
+ * t^(-1/3) (one quadratic per octave) is refined by three Newton steps for
+ * f(r) = r^-3 - t, which need no division: r <- r + r * (1 - t r^3) / 3.
+ * Then cbrt(t) = t * r^2.
  */
 EQ_HD static inline double eq_pm_cbrt(double x)
 {
-    double t = x, s = 1.0;
-    /* 8^4 = 2^12, 8^2 = 2^6, 8 = 2^3: each step is an exact scaling. The
-     * multiplications always run (by 1.0 when the step does not apply), so
-     * the compiler can vectorize without conditional floating-point code. */
-    double k = t < 0x1p-12 ? 0x1p12 : 1.0;
-    s = s * (t < 0x1p-12 ? 0x1p-4 : 1.0);
-    t = t * k;
-    k = t < 0x1p-6 ? 0x1p6 : 1.0;
-    s = s * (t < 0x1p-6 ? 0x1p-2 : 1.0);
-    t = t * k;
-    k = t < 0.125 ? 8.0 : 1.0;
-    s = s * (t < 0.125 ? 0.5 : 1.0);
-    t = t * k;
-    k = t > 1.0 ? 0.125 : 1.0;
-    s = s * (t > 1.0 ? 2.0 : 1.0);
-    t = t * k;
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    const int be = (int)(u >> 52 & 0x7ff); /* E + 1023 (x > 0) */
+    int q = (2048 - be) / 3 - 342;        /* floor((-E - 1) / 3), 2048 - be >= 1 */
+    q = q > 7 ? 7 : q;
+    q = q < -1 ? -1 : q;
+    const double t = x * eq_pm_pow2(3 * q), s = eq_pm_pow2(-q);
+    /* t's exponent (x > 0 normal; a subnormal x has be 0 and q 7, so it
+     * stays far below the octaves, as t does) */
+    const int et = be - 1023 + 3 * q;
 
     /* Seed: t^(-1/3) by a quadratic per octave of [1/8, 1] (Chebyshev fits,
      * relative error under 0.21%), so three Newton steps reach the bound. */
-    double c2 = t < 0.25 ? 11.681429613085724 : t < 0.5 ? 2.3178892070380943 : 0.4599274706997508;
+    double c2 = et < -2 ? 11.681429613085724 : et < -1 ? 2.3178892070380943 : 0.4599274706997508;
     double c1 =
-        t < 0.25 ? -7.629472899316338 : t < 0.5 ? -3.027758326584406 : -1.2015666881813902;
-    double c0 = t < 0.25 ? 2.767011838259366 : t < 0.5 ? 2.1961787514306894 : 1.7431082301656418;
+        et < -2 ? -7.629472899316338 : et < -1 ? -3.027758326584406 : -1.2015666881813902;
+    double c0 = et < -2 ? 2.767011838259366 : et < -1 ? 2.1961787514306894 : 1.7431082301656418;
     double r = c0 + t * (c1 + t * c2);
     const double third = 1.0 / 3.0;
     for (int i = 0; i < 3; i++) {

@@ -514,6 +514,81 @@ static void test_too_small(EqScorer *sc)
 
 /* ------------------------------------------------ portable math, blur */
 
+/* eq_pm_cbrt's range reduction as a chain of tests (its form before
+ * session 19): exact scalings while t is below 2^-12, 2^-6 and 1/8, then
+ * one while above 1, the seed's octave from t. eq_pm_cbrt takes the same
+ * scaling from the exponent field; the rest is the same text. */
+static double cbrt_chain(double x)
+{
+    double t = x, s = 1.0;
+    double k = t < 0x1p-12 ? 0x1p12 : 1.0;
+    s = s * (t < 0x1p-12 ? 0x1p-4 : 1.0);
+    t = t * k;
+    k = t < 0x1p-6 ? 0x1p6 : 1.0;
+    s = s * (t < 0x1p-6 ? 0x1p-2 : 1.0);
+    t = t * k;
+    k = t < 0.125 ? 8.0 : 1.0;
+    s = s * (t < 0.125 ? 0.5 : 1.0);
+    t = t * k;
+    k = t > 1.0 ? 0.125 : 1.0;
+    s = s * (t > 1.0 ? 2.0 : 1.0);
+    t = t * k;
+    double c2 = t < 0.25 ? 11.681429613085724 : t < 0.5 ? 2.3178892070380943 : 0.4599274706997508;
+    double c1 =
+        t < 0.25 ? -7.629472899316338 : t < 0.5 ? -3.027758326584406 : -1.2015666881813902;
+    double c0 = t < 0.25 ? 2.767011838259366 : t < 0.5 ? 2.1961787514306894 : 1.7431082301656418;
+    double r = c0 + t * (c1 + t * c2);
+    const double third = 1.0 / 3.0;
+    for (int i = 0; i < 3; i++) {
+        double r3 = r * r * r;
+        double e = 1.0 - t * r3;
+        r = r + r * (e * third);
+    }
+    double c = t * (r * r);
+    return x > 0.0 ? c * s : 0.0;
+}
+
+/* eq_pm_cbrt against the chain, bit for bit: every exponent field, both
+ * signs, the mantissas at the edges and 64 random ones each (the reduction
+ * depends on the exponent alone, and on the mantissa only at x = 1), and
+ * the specials. */
+static void test_cbrt_reduction(void)
+{
+    uint32_t seed = 0x5eed;
+    long bad = 0, n = 0;
+    for (uint64_t be = 0; be < 2048; be++)
+        for (int sign = 0; sign < 2; sign++)
+            for (int m = 0; m < 70; m++) {
+                uint64_t mant;
+                if (m < 6) {
+                    static const uint64_t edge[6] = {0, 1, 2, (1ull << 51), (1ull << 52) - 2,
+                                                     (1ull << 52) - 1};
+                    mant = edge[m];
+                } else {
+                    seed = lowbias32(seed + (uint32_t)m);
+                    uint32_t hi = lowbias32(seed ^ 0x9e3779b9u);
+                    mant = (((uint64_t)(hi & 0xfffff) << 32) | seed);
+                }
+                const uint64_t u = (uint64_t)sign << 63 | be << 52 | mant;
+                double x, a, b;
+                memcpy(&x, &u, sizeof x);
+                a = eq_pm_cbrt(x);
+                b = cbrt_chain(x);
+                bad += memcmp(&a, &b, sizeof a) != 0;
+                n++;
+            }
+    const double sp[] = {0.0, -0.0, 1.0, 0.125, 8.0, 0x1p-24, 0x1p-21, 0x1p-12, 0x1p-6,
+                         INFINITY, -INFINITY, NAN};
+    for (size_t i = 0; i < sizeof sp / sizeof sp[0]; i++) {
+        const double a = eq_pm_cbrt(sp[i]), b = cbrt_chain(sp[i]);
+        bad += memcmp(&a, &b, sizeof a) != 0;
+        n++;
+    }
+    if (bad)
+        fprintf(stderr, "eq_pm_cbrt: %ld of %ld values differ from the chain of tests\n", bad, n);
+    CHECK(bad == 0 && n == 2048 * 2 * 70 + 12);
+}
+
 static void test_pmath(void)
 {
     double worst = 0.0;
@@ -803,6 +878,7 @@ int main(int argc, char **argv)
     test_extremes(sc);
     test_too_small(sc);
     test_pmath();
+    test_cbrt_reduction();
     test_terms();
     test_blur_constants();
     test_chroma_rows();
