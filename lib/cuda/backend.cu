@@ -214,6 +214,8 @@ extern "C" int eq_cuda_open(EqCuda **out, const EqSettings *settings, const EqLo
         cuda->plan_reuse = !(plan && !strcmp(plan, "fresh"));
         const char *bands = getenv(EQ_CUDA_BANDS_ENV);
         cuda->upload_bands = bands ? atoi(bands) : 0;
+        const char *s0sums = getenv(EQ_CUDA_S0SUMS_ENV);
+        cuda->s0_sums_aux2 = !(s0sums && !strcmp(s0sums, "stream"));
     }
 
     /* Detection: with no driver (or an old one) the runtime says so here;

@@ -222,6 +222,8 @@ struct EqCuda {
     int runs_per_sum;     /* chunk runs: 1 a warp per chunk of each sum, 0 per plane group,
                              -1 by the launch's size (EQ_CUDA_RUNS_ENV) */
     int upload_bands;     /* bands for host frames, 0: by height (EQ_CUDA_BANDS_ENV) */
+    int s0_sums_aux2;     /* SSIMULACRA2 scale 0's sums on aux2, 0: on the scorer's stream
+                             (EQ_CUDA_S0SUMS_ENV) */
     double s2lut_key[2][8]; /* the EqS2Yuv each S2LUT buffer was built for */
     int s2lut_valid[2];
 

@@ -96,6 +96,12 @@ int eq_cuda_device_available(char *why, size_t why_size);
  * tools/bench_cuda). */
 #define EQ_CUDA_FUSED_ENV "EXACTQUALITY_CUDA_FUSED"
 #define EQ_CUDA_BANDS_ENV "EXACTQUALITY_CUDA_BANDS"
+/* SSIMULACRA2 launches scale 0's sums on the third stream (the greatest
+ * priority, as the other scales' sums) after its column blur; "stream"
+ * launches them on the scorer's stream instead, where they ran before
+ * session 19 (1080p 0.77 against 0.75 ms). The same bits (for
+ * tools/bench_cuda). */
+#define EQ_CUDA_S0SUMS_ENV "EXACTQUALITY_CUDA_S0SUMS"
 #define EQ_CUDA_BAND_ROWS 512
 
 /*

@@ -34,8 +34,9 @@
  *               while the recursion goes on (two buffers, named barriers):
  *               the blurred maps never reach global memory.
  *   sums        the ordered-sum engine in two launches: scale 0's 18 sums
- *               after its terms, the other scales' on the second stream
- *               after theirs (while scale 0 blurs); four of each channel's
+ *               after its terms on the third stream (EQ_CUDA_S0SUMS_ENV),
+ *               the other scales' on the second stream after theirs (while
+ *               scale 0 blurs); four of each channel's
  *               six are functions of the stored d1 (and one of
  *               d) formed on the fly (EQC_TERM_*), as eq_s2_sums_c forms them.
  * The score is the CPU's host function eq_s2_score_from_sums.
@@ -786,8 +787,20 @@ int eqc_ssimulacra2_launch(EqCuda *cuda, const EqcFrame *ref, const EqcFrame *di
                 goto fail;
             EQC_CHECK(cuda, EQC_SITE_OTHER, cudaEventRecord(cuda->join_ev, cuda->aux));
         }
-        if ((err = eqc_sums_launch(cuda, desc[0], nd[0], cuda->dres->sums, stream)) < 0)
+        if (cuda->s0_sums_aux2) {
+            /* scale 0's sums on the third stream (the greatest priority,
+             * as the other scales' sums beside them), after its column
+             * blur; the frame's results wait for them */
+            EQC_CHECK(cuda, EQC_SITE_OTHER, cudaEventRecord(cuda->fork2_ev, stream));
+            EQC_CHECK(cuda, EQC_SITE_OTHER, cudaStreamWaitEvent(cuda->aux2, cuda->fork2_ev, 0));
+            if ((err = eqc_sums_launch(cuda, desc[0], nd[0], cuda->dres->sums, cuda->aux2)) < 0)
+                goto fail;
+            EQC_CHECK(cuda, EQC_SITE_OTHER, cudaEventRecord(cuda->join2_ev, cuda->aux2));
+            EQC_CHECK(cuda, EQC_SITE_OTHER, cudaStreamWaitEvent(stream, cuda->join2_ev, 0));
+        } else if ((err = eqc_sums_launch(cuda, desc[0], nd[0], cuda->dres->sums, stream)) <
+                   0) {
             goto fail;
+        }
         if (scales > 1)
             EQC_CHECK(cuda, EQC_SITE_OTHER, cudaStreamWaitEvent(stream, cuda->join_ev, 0));
         return 0;
