@@ -28,7 +28,7 @@
  *               double).
  *   blur_v_terms one block per 32 columns of one channel: a warp per map,
  *               a lane per column running eq_s2_rg_step down it, leaves
- *               every 30 rows of the five maps in shared memory, and three
+ *               every 30 rows of the five maps in shared memory, and five
  *               more warps form those rows' terms (eq_s2_ssim_d,
  *               eq_s2_edge_d1) from the blurred floats widened to double
  *               while the recursion goes on (two buffers, named barriers):
@@ -468,9 +468,12 @@ s2_blur_h_kernel(const double *xyb, int w, int h, float *tmp)
  * the row blur; d, d1: double planes of channel c. */
 #define S2_VROWS 30 /* three blocks of 2N steps (two buffers within 48 KB) */
 #define S2_VP (32 * S2_MAPS)
-#define S2_VC 96 /* three warps: measured against two, 3.02 -> 2.82 ms at 4K */
+/* five warps: against two, three made 4K 3.02 -> 2.82 ms; against three,
+ * five made the 4K blur 454 -> 438 us and the 1080p frame 0.77 -> 0.74 ms
+ * (docs/performance.md, session 19; 64 registers, a few bytes of spills) */
+#define S2_VC 160
 #define S2_VPIX (S2_VROWS * 32 / S2_VC) /* pixels per consumer thread and tile */
-#define S2_VPART 5                        /* of them loaded and formed at a time */
+#define S2_VPART 3                        /* of them loaded and formed at a time */
 
 /* Consumer helpers: pixels v0 .. v0 + S2_VPART - 1 of a tile. */
 static __device__ __forceinline__ void s2_terms_load(const double *x1, const double *x2,
