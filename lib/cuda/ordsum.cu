@@ -1835,10 +1835,12 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
                                          2 * sizeof(EqOrdRun) + 1) +
                         4 * sizeof(int) + (size_t)groups;
     {
-        void *was = cuda->scratch[scratch].ptr;
+        /* a new allocation (its capacity changes) may hold anything, even
+         * at the old address: its flags zeroed */
+        const size_t had = cuda->scratch[scratch].cap;
         if ((err = eqc_buf_reserve(cuda, &cuda->scratch[scratch], need)) < 0)
             return err;
-        if (cuda->scratch[scratch].ptr != was &&
+        if (cuda->scratch[scratch].cap != had &&
             (err = ready_zero(cuda, cuda->scratch[scratch].ptr, stream)) < 0)
             return err;
     }
