@@ -43,10 +43,9 @@ EQ_HD static inline double eq_pm_pow2(int k)
  * but at x = 1, which the chain keeps as t = 1 and this takes to 1/8; both
  * give 1.0. tests/lib/test_ssimulacra2_exact.c compares the two bit for
  * bit at every exponent. Integer steps instead of twelve double ones on
- * the GPU. A seed r ~
- * t^(-1/3) (one quadratic per octave) is refined by three Newton steps for
- * f(r) = r^-3 - t, which need no division: r <- r + r * (1 - t r^3) / 3.
- * Then cbrt(t) = t * r^2.
+ * the GPU. A seed r ~ t^(-1/3) (one quadratic per octave) is refined by
+ * three Newton steps for f(r) = r^-3 - t, which need no division: r <- r +
+ * r * (1 - t r^3) / 3. Then cbrt(t) = t * r^2.
  */
 EQ_HD static inline double eq_pm_cbrt(double x)
 {
