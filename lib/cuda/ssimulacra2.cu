@@ -95,6 +95,17 @@ __global__ void __launch_bounds__(256) s2_lut_kernel(EqS2Yuv p, double *lut)
     }
 }
 
+/* 8-bit Y'CbCr: the linear RGB of luma Y and chroma indices kb, kr
+ * (eq_s2_chroma_index8) from the tables above. */
+static __device__ __forceinline__ void s2_lut_rgb(const S2Src &s, unsigned Y, unsigned kb,
+                                                  unsigned kr, double *r, double *g, double *b)
+{
+    *r = __ldg(&s.lut[S2_LUT_R + Y * S2_LUT_K + kr]);
+    *g = eq_s2_yuv_g(__ldg(&s.lut[Y]), __ldg(&s.lut[S2_LUT_GB + kb]),
+                     __ldg(&s.lut[S2_LUT_GR + kr]));
+    *b = __ldg(&s.lut[S2_LUT_B + Y * S2_LUT_K + kb]);
+}
+
 /* 8 x the upsampled chroma of plane p at luma (x, y) (eq_s2_chroma_index8). */
 static __device__ __forceinline__ unsigned chroma_index8(const S2Src &s, const EqcPlane &p, int x,
                                                          int y)
@@ -126,10 +137,7 @@ static __device__ __forceinline__ void s2_pixel_linear(const S2Src &s, int x, in
     } else if (s.lut) {
         const unsigned Y = eqc_sample(s.p[0], x, y);
         const unsigned kb = chroma_index8(s, s.p[1], x, y), kr = chroma_index8(s, s.p[2], x, y);
-        *r = __ldg(&s.lut[S2_LUT_R + Y * S2_LUT_K + kr]);
-        *g = eq_s2_yuv_g(__ldg(&s.lut[Y]), __ldg(&s.lut[S2_LUT_GB + kb]),
-                         __ldg(&s.lut[S2_LUT_GR + kr]));
-        *b = __ldg(&s.lut[S2_LUT_B + Y * S2_LUT_K + kb]);
+        s2_lut_rgb(s, Y, kb, kr, r, g, b);
     } else if (s.gray) {
         *r = *g = *b = eq_s2_gray_to_linear(&s.yuv, (double)eqc_sample(s.p[0], x, y));
     } else {
@@ -163,10 +171,7 @@ static __device__ __forceinline__ void s2_pixel_linear_lut8(const S2Src &s, int 
 {
     const unsigned Y = s2_byte(s.p[0], x, y);
     const unsigned kb = s2_index8<SSX, SSY>(s.p[1], x, y), kr = s2_index8<SSX, SSY>(s.p[2], x, y);
-    *r = __ldg(&s.lut[S2_LUT_R + Y * S2_LUT_K + kr]);
-    *g = eq_s2_yuv_g(__ldg(&s.lut[Y]), __ldg(&s.lut[S2_LUT_GB + kb]),
-                     __ldg(&s.lut[S2_LUT_GR + kr]));
-    *b = __ldg(&s.lut[S2_LUT_B + Y * S2_LUT_K + kb]);
+    s2_lut_rgb(s, Y, kb, kr, r, g, b);
 }
 
 /* One scale's linear RGB to its XYB and to the next scale's linear RGB, in
