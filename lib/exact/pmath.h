@@ -31,21 +31,43 @@ EQ_HD static inline double eq_pm_pow2(int k)
 }
 
 /*
+ * cbrt(t) for t in [1/8, 1], et its exponent (t in [2^et, 2^(et+1)); an
+ * et below -2 takes the first octave's seed, one above -2 the last's). A
+ * seed r ~ t^(-1/3) (a quadratic per octave,
+ * Chebyshev fits, relative error under 0.21%) is refined by three Newton
+ * steps for f(r) = r^-3 - t, which need no division: r <- r + r * (1 -
+ * t r^3) / 3. Then cbrt(t) = t * r^2.
+ */
+EQ_HD static inline double eq_pm_cbrt_octave(double t, int et)
+{
+    double c2 = et < -2 ? 11.681429613085724 : et < -1 ? 2.3178892070380943 : 0.4599274706997508;
+    double c1 =
+        et < -2 ? -7.629472899316338 : et < -1 ? -3.027758326584406 : -1.2015666881813902;
+    double c0 = et < -2 ? 2.767011838259366 : et < -1 ? 2.1961787514306894 : 1.7431082301656418;
+    double r = c0 + t * (c1 + t * c2);
+    const double third = 1.0 / 3.0;
+    for (int i = 0; i < 3; i++) {
+        double r3 = r * r * r;
+        double e = 1.0 - t * r3;
+        r = r + r * (e * third);
+    }
+    return t * (r * r);
+}
+
+/*
  * Cube root of x for x in [2^-24, 8] (0 for x <= 0). Relative error below
  * 6e-16 (under three ulp) on that domain.
  *
  * Range reduction by an exact power of 8 maps x to t = x 8^q in [1/8, 1],
- * with cbrt(x) = 2^-q cbrt(t); q is clamped to -1 .. 7 (so t stays below
- * 1/8 for x < 2^-24 and above 1 for x > 8). q comes from x's exponent
- * field: for x = m 2^E (1 <= m < 2), the least q with E + 3q >= -3, i.e.
- * floor((-E - 1) / 3). It is the scaling of the chain of tests it replaces
- * (x below 2^-12, 2^-6, 1/8: times 2^12, 2^6, 8; then above 1: times 1/8)
- * but at x = 1, which the chain keeps as t = 1 and this takes to 1/8; both
- * give 1.0. tests/lib/test_ssimulacra2_exact.c compares the two bit for
- * bit at every exponent. Integer steps instead of twelve double ones on
- * the GPU. A seed r ~ t^(-1/3) (one quadratic per octave) is refined by
- * three Newton steps for f(r) = r^-3 - t, which need no division: r <- r +
- * r * (1 - t r^3) / 3. Then cbrt(t) = t * r^2.
+ * with cbrt(x) = 2^-q cbrt(t) (eq_pm_cbrt_octave); q is clamped to -1 .. 7
+ * (so t stays below 1/8 for x < 2^-24 and above 1 for x > 8). q comes from
+ * x's exponent field: for x = m 2^E (1 <= m < 2), the least q with E + 3q
+ * >= -3, i.e. floor((-E - 1) / 3). It is the scaling of the chain of tests
+ * it replaces (x below 2^-12, 2^-6, 1/8: times 2^12, 2^6, 8; then above 1:
+ * times 1/8) but at x = 1, which the chain keeps as t = 1 and this takes
+ * to 1/8; both give 1.0. tests/lib/test_ssimulacra2_exact.c compares the
+ * two bit for bit at every exponent. Integer steps instead of twelve
+ * double ones on the GPU.
  */
 EQ_HD static inline double eq_pm_cbrt(double x)
 {
@@ -59,21 +81,7 @@ EQ_HD static inline double eq_pm_cbrt(double x)
     /* t's exponent (x > 0 normal; a subnormal x has be 0 and q 7, so it
      * stays far below the octaves, as t does) */
     const int et = be - 1023 + 3 * q;
-
-    /* Seed: t^(-1/3) by a quadratic per octave of [1/8, 1] (Chebyshev fits,
-     * relative error under 0.21%), so three Newton steps reach the bound. */
-    double c2 = et < -2 ? 11.681429613085724 : et < -1 ? 2.3178892070380943 : 0.4599274706997508;
-    double c1 =
-        et < -2 ? -7.629472899316338 : et < -1 ? -3.027758326584406 : -1.2015666881813902;
-    double c0 = et < -2 ? 2.767011838259366 : et < -1 ? 2.1961787514306894 : 1.7431082301656418;
-    double r = c0 + t * (c1 + t * c2);
-    const double third = 1.0 / 3.0;
-    for (int i = 0; i < 3; i++) {
-        double r3 = r * r * r;
-        double e = 1.0 - t * r3;
-        r = r + r * (e * third);
-    }
-    double c = t * (r * r);
+    const double c = eq_pm_cbrt_octave(t, et);
     return x > 0.0 ? c * s : 0.0;
 }
 

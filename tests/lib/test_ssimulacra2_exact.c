@@ -517,7 +517,7 @@ static void test_too_small(EqScorer *sc)
 /* eq_pm_cbrt's range reduction as a chain of tests (its form before
  * session 19): exact scalings while t is below 2^-12, 2^-6 and 1/8, then
  * one while above 1, the seed's octave from t. eq_pm_cbrt takes the same
- * scaling from the exponent field; the rest is the same text. */
+ * scaling from the exponent field; both end in eq_pm_cbrt_octave. */
 static double cbrt_chain(double x)
 {
     double t = x, s = 1.0;
@@ -533,18 +533,7 @@ static double cbrt_chain(double x)
     k = t > 1.0 ? 0.125 : 1.0;
     s = s * (t > 1.0 ? 2.0 : 1.0);
     t = t * k;
-    double c2 = t < 0.25 ? 11.681429613085724 : t < 0.5 ? 2.3178892070380943 : 0.4599274706997508;
-    double c1 =
-        t < 0.25 ? -7.629472899316338 : t < 0.5 ? -3.027758326584406 : -1.2015666881813902;
-    double c0 = t < 0.25 ? 2.767011838259366 : t < 0.5 ? 2.1961787514306894 : 1.7431082301656418;
-    double r = c0 + t * (c1 + t * c2);
-    const double third = 1.0 / 3.0;
-    for (int i = 0; i < 3; i++) {
-        double r3 = r * r * r;
-        double e = 1.0 - t * r3;
-        r = r + r * (e * third);
-    }
-    double c = t * (r * r);
+    const double c = eq_pm_cbrt_octave(t, t < 0.25 ? -3 : t < 0.5 ? -2 : -1);
     return x > 0.0 ? c * s : 0.0;
 }
 
