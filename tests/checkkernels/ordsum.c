@@ -16,8 +16,11 @@
  * EQ_CUDA_STAGE_SUM_PAIRS (every chunk by the parity-pair functions); both
  * must be the host's runs, and the inputs must contain tie-free chunks,
  * chunks with a tie, and chunks with a tie and a negative term (counted on
- * the host; kinds 13 and 14 guarantee them at every size list).
+ * the host; kinds 13 and 14 guarantee them at every size list). Kinds 15
+ * to 17 put an infinity (of either sign) or an overflow in a sum: the
+ * loop's infinity, through the runs' poisoning.
  */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -31,7 +34,7 @@ static double uniform(uint64_t *rng)
     return (double)(fg_splitmix(rng) >> 11) * 0x1p-53;
 }
 
-/* Fifteen kinds of terms. */
+/* Eighteen kinds of terms. */
 static void fill(double *x, size_t n, int kind, uint64_t *rng)
 {
     for (size_t i = 0; i < n; i++) {
@@ -90,6 +93,15 @@ static void fill(double *x, size_t n, int kind, uint64_t *rng)
             else
                 v = (double)(fg_splitmix(rng) % 4) * 0x1p-32;
             break; /* ties, all non-negative (13) or signed (14) */
+        case 15:
+            v = i == n / 3 ? INFINITY : u;
+            break; /* an infinity among non-negative terms */
+        case 16:
+            v = i == n / 2 ? -INFINITY : (u - 0.5) * 3.0;
+            break; /* a negative infinity among mixed signs */
+        case 17:
+            v = i < 2 ? DBL_MAX : u;
+            break; /* overflow: the loop's sum is an infinity from its second term */
         default:
             v = u;
             break;
@@ -395,9 +407,9 @@ void ck_ordsum(CkContext *ck)
     long lie_failed = 0, small_chunks = 0, fused_split = 0;
 
     /* CK_ORDSUM_KINDS=a,b,...: only those kinds (for compute-sanitizer's
-     * racecheck, which is slow; the default run takes all fifteen) */
+     * racecheck, which is slow; the default run takes all eighteen) */
     const char *only = getenv("CK_ORDSUM_KINDS");
-    for (int kind = 0; kind < 15; kind++) {
+    for (int kind = 0; kind < 18; kind++) {
         if (only) {
             char key[8];
             snprintf(key, sizeof(key), ",%d,", kind);
