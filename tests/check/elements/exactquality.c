@@ -1513,6 +1513,39 @@ count_msgs (GList * msgs, const gchar * name)
   return n;
 }
 
+/* The element's messages (named exactquality*) on `bus` until EOS, in
+ * order, as references: an error message, or no EOS within `timeout` of
+ * the message before, fails the test. */
+static GList *
+collect_until_eos (GstBus * bus, GstClockTime timeout)
+{
+  GList *msgs = NULL;
+  GstMessage *m;
+
+  while ((m = gst_bus_timed_pop_filtered (bus, timeout,
+              GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_ELEMENT))) {
+    const GstStructure *s = gst_message_get_structure (m);
+
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
+      GError *e = NULL;
+      gchar *dbg = NULL;
+
+      gst_message_parse_error (m, &e, &dbg);
+      fail ("unexpected error: %s (%s)", e->message, dbg ? dbg : "");
+    }
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS) {
+      gst_message_unref (m);
+      return msgs;
+    }
+    if (s && g_str_has_prefix (gst_structure_get_name (s), "exactquality"))
+      msgs = g_list_append (msgs, m);
+    else
+      gst_message_unref (m);
+  }
+  fail ("no EOS");
+  return msgs;
+}
+
 #define TWO_SOURCES(props, n) \
     "exactquality name=eq " props " ! fakesink " \
     "videotestsrc num-buffers=" #n " pattern=smpte ! " CAPS_I420 " ! eq.ref_sink " \
@@ -1555,8 +1588,7 @@ GST_START_TEST (test_state_reuse)
   GList *msgs = NULL;
   GstElement *pipe;
   GstBus *bus;
-  GstMessage *m;
-  gint frames = 0, summaries = 0, first_frame = -1;
+  const GstStructure *sum;
 
   pipe = run_pipeline (TWO_SOURCES ("", 3), 60 * GST_SECOND, NULL, &msgs);
   fail_unless_equals_int (count_msgs (msgs, "exactquality"), 3);
@@ -1568,28 +1600,14 @@ GST_START_TEST (test_state_reuse)
   gst_bus_set_flushing (bus, TRUE);
   gst_bus_set_flushing (bus, FALSE);
   gst_element_set_state (pipe, GST_STATE_PLAYING);
-  while ((m = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
-              GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_ELEMENT))) {
-    const GstStructure *s = gst_message_get_structure (m);
-
-    fail_if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR);
-    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS) {
-      gst_message_unref (m);
-      break;
-    }
-    if (gst_structure_has_name (s, "exactquality")) {
-      if (first_frame < 0)
-        first_frame = (gint) get_u64 (s, "frame");
-      frames++;
-    } else if (gst_structure_has_name (s, "exactquality-summary")) {
-      fail_unless_equals_uint64 (get_u64 (s, "frames"), 3);
-      summaries++;
-    }
-    gst_message_unref (m);
-  }
-  fail_unless_equals_int (frames, 3);
-  fail_unless_equals_int (first_frame, 0);
-  fail_unless_equals_int (summaries, 1);
+  msgs = collect_until_eos (bus, 60 * GST_SECOND);
+  fail_unless_equals_int (count_msgs (msgs, "exactquality"), 3);
+  fail_unless_equals_uint64 (get_u64 (find_msg (msgs, "exactquality", 0),
+          "frame"), 0);
+  fail_unless_equals_int (count_msgs (msgs, "exactquality-summary"), 1);
+  sum = find_msg (msgs, "exactquality-summary", 0);
+  fail_unless_equals_uint64 (get_u64 (sum, "frames"), 3);
+  g_list_free_full (msgs, (GDestroyNotify) gst_message_unref);
   gst_object_unref (bus);
   stop_pipeline (pipe);
 }
@@ -1608,6 +1626,7 @@ flushing_seek (const gchar * props)
   GstElement *pipe = gst_parse_launch (desc, &err);
   GstBus *bus = gst_element_get_bus (pipe);
   GstMessage *m;
+  GList *msgs, *l;
   gint after = 0;
   guint64 first_ts = G_MAXUINT64;
 
@@ -1624,15 +1643,10 @@ flushing_seek (const gchar * props)
   fail_unless (gst_element_get_state (pipe, NULL, NULL, 30 * GST_SECOND) ==
       GST_STATE_CHANGE_SUCCESS);
   gst_element_set_state (pipe, GST_STATE_PLAYING);
-  while ((m = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
-              GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_ELEMENT))) {
-    const GstStructure *s = gst_message_get_structure (m);
+  msgs = collect_until_eos (bus, 60 * GST_SECOND);
+  for (l = msgs; l; l = l->next) {
+    const GstStructure *s = gst_message_get_structure (l->data);
 
-    fail_if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR);
-    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS) {
-      gst_message_unref (m);
-      break;
-    }
     if (gst_structure_has_name (s, "exactquality")) {
       guint64 ts = get_u64 (s, "timestamp");
       first_ts = MIN (first_ts, ts);
@@ -1642,8 +1656,8 @@ flushing_seek (const gchar * props)
     } else if (gst_structure_has_name (s, "exactquality-summary")) {
       fail_unless_equals_uint64 (get_u64 (s, "unpaired"), 0);
     }
-    gst_message_unref (m);
   }
+  g_list_free_full (msgs, (GDestroyNotify) gst_message_unref);
   /* [1 s, 2 s) at 25/1: 25 frames, none unpaired */
   fail_unless_equals_uint64 (first_ts, 1 * GST_SECOND);
   fail_unless (after == 25, "%d frames after the seek", after);
@@ -1661,6 +1675,34 @@ GST_START_TEST (test_flushing_seek)
 
 GST_END_TEST;
 
+/* A live pipeline of `buffers` frames scored with `metrics`, the
+ * distorted branch's buffers passed through `probe` (its count in *n),
+ * set to PLAYING. */
+static GstElement *
+live_pipeline (const gchar * metrics, gint buffers, GstPadProbeCallback probe,
+    gint * n)
+{
+  GError *err = NULL;
+  gchar *desc = g_strdup_printf ("exactquality name=eq metrics=%s ! "
+      "fakesink sync=true "
+      "videotestsrc is-live=true num-buffers=%d ! " CAPS_I420 " ! tee name=t "
+      "t. ! queue ! eq.ref_sink "
+      "t. ! queue ! videobalance name=vb saturation=0.5 ! eq.dist_sink",
+      metrics, buffers);
+  GstElement *pipe = gst_parse_launch (desc, &err), *vb;
+  GstPad *pad;
+
+  fail_unless (pipe != NULL, "%s: %s", desc, err ? err->message : "?");
+  vb = gst_bin_get_by_name (GST_BIN (pipe), "vb");
+  pad = gst_element_get_static_pad (vb, "src");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, probe, n, NULL);
+  gst_object_unref (pad);
+  gst_object_unref (vb);
+  g_free (desc);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  return pipe;
+}
+
 /* A live pipeline with a distorted frame dropped in the middle: counted,
  * never mis-paired. */
 static GstPadProbeReturn
@@ -1673,39 +1715,15 @@ drop_fifth (G_GNUC_UNUSED GstPad * pad, G_GNUC_UNUSED GstPadProbeInfo * info,
 
 GST_START_TEST (test_live_dropped_frame)
 {
-  GError *err = NULL;
-  GstElement *pipe, *vb;
-  GList *msgs = NULL;
+  GstElement *pipe;
+  GList *msgs;
   GstBus *bus;
-  GstMessage *m;
-  GstPad *pad;
-  gint n = 0, i, scored;
+  gint i, n = 0, scored;
   const GstStructure *sum;
-  gboolean done = FALSE;
 
-  pipe = gst_parse_launch ("exactquality name=eq metrics=psnr+ssim ! "
-      "fakesink sync=true "
-      "videotestsrc is-live=true num-buffers=12 ! " CAPS_I420 " ! tee name=t "
-      "t. ! queue ! eq.ref_sink "
-      "t. ! queue ! videobalance name=vb saturation=0.5 ! eq.dist_sink", &err);
-  fail_unless (pipe != NULL);
-  vb = gst_bin_get_by_name (GST_BIN (pipe), "vb");
-  pad = gst_element_get_static_pad (vb, "src");
-  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, drop_fifth, &n, NULL);
-  gst_object_unref (pad);
-  gst_object_unref (vb);
+  pipe = live_pipeline ("psnr+ssim", 12, drop_fifth, &n);
   bus = gst_element_get_bus (pipe);
-  gst_element_set_state (pipe, GST_STATE_PLAYING);
-  while (!done && (m = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
-              GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_ELEMENT))) {
-    fail_if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR);
-    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS)
-      done = TRUE;
-    else
-      msgs = g_list_append (msgs, gst_message_ref (m));
-    gst_message_unref (m);
-  }
-  fail_unless (done);
+  msgs = collect_until_eos (bus, 30 * GST_SECOND);
   scored = count_msgs (msgs, "exactquality");
   fail_unless_equals_int (scored, 11);
   for (i = 0; i < scored; i++) {
@@ -1737,41 +1755,16 @@ drop_from_tenth (G_GNUC_UNUSED GstPad * pad,
 
 GST_START_TEST (test_live_timeout)
 {
-  GError *err = NULL;
-  GstElement *pipe, *vb;
-  GList *msgs = NULL, *l;
+  GstElement *pipe;
+  GList *msgs, *l;
   GstBus *bus;
-  GstMessage *m;
-  GstPad *pad;
   gint n = 0, timeouts = 0;
   const GstStructure *sum;
-  gboolean done = FALSE;
 
   /* psnr only: scoring must keep up with the live source */
-  pipe = gst_parse_launch ("exactquality name=eq metrics=psnr ! "
-      "fakesink sync=true "
-      "videotestsrc is-live=true num-buffers=30 ! " CAPS_I420 " ! tee name=t "
-      "t. ! queue ! eq.ref_sink "
-      "t. ! queue ! videobalance name=vb saturation=0.5 ! eq.dist_sink", &err);
-  fail_unless (pipe != NULL);
-  vb = gst_bin_get_by_name (GST_BIN (pipe), "vb");
-  pad = gst_element_get_static_pad (vb, "src");
-  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, drop_from_tenth, &n,
-      NULL);
-  gst_object_unref (pad);
-  gst_object_unref (vb);
+  pipe = live_pipeline ("psnr", 30, drop_from_tenth, &n);
   bus = gst_element_get_bus (pipe);
-  gst_element_set_state (pipe, GST_STATE_PLAYING);
-  while (!done && (m = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
-              GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_ELEMENT))) {
-    fail_if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR);
-    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS)
-      done = TRUE;
-    else
-      msgs = g_list_append (msgs, gst_message_ref (m));
-    gst_message_unref (m);
-  }
-  fail_unless (done);
+  msgs = collect_until_eos (bus, 30 * GST_SECOND);
   fail_unless_equals_int (count_msgs (msgs, "exactquality"), 10);
   for (l = msgs; l; l = l->next) {
     const GstStructure *s = gst_message_get_structure (l->data);
