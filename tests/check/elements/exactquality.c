@@ -1991,26 +1991,44 @@ GST_START_TEST (test_formats)
 
 GST_END_TEST;
 
-GST_START_TEST (test_log_csv)
+/* The lines of the log that the pipeline `desc_fmt` (its one "%s": the
+ * log's path, a file `name` in a new temporary folder) writes; the file and
+ * the folder are removed. */
+static gchar **
+log_lines (const gchar * desc_fmt, const gchar * name)
 {
   gchar *dir = g_dir_make_tmp ("eqlogXXXXXX", NULL);
-  gchar *path = g_build_filename (dir, "log.csv", NULL);
-  gchar *desc = g_strdup_printf (TWO_SOURCES ("log-location=%s "
-          "metrics=psnr+ssim", 4), path);
+  gchar *path = g_build_filename (dir, name, NULL);
+  gchar *desc = g_strdup_printf (desc_fmt, path);
   GstElement *pipe = run_pipeline (desc, 60 * GST_SECOND, NULL, NULL);
-  gchar *text, **lines, *expect_header;
+  gchar *text, **lines;
+
+  stop_pipeline (pipe);
+  text = read_file (path);
+  lines = g_strsplit (text, "\n", -1);
+  g_free (text);
+  g_unlink (path);
+  g_rmdir (dir);
+  g_free (path);
+  g_free (dir);
+  g_free (desc);
+  return lines;
+}
+
+GST_START_TEST (test_log_csv)
+{
+  gchar **lines = log_lines (TWO_SOURCES ("log-location=%s "
+          "metrics=psnr+ssim", 4), "log.csv");
+  gchar *expect_header;
   GString *hdr = g_string_new ("frame");
   gint i, columns;
 
-  stop_pipeline (pipe);
   for (i = 0; i < eq_value_count (); i++)
     if (eq_value_info (i)->metric & (EQ_METRIC_PSNR | EQ_METRIC_SSIM))
       g_string_append_printf (hdr, ",%s", eq_value_info (i)->name);
   expect_header = g_string_free (hdr, FALSE);
   fail_unless (g_str_has_prefix (expect_header,
           "frame,psnr_y,psnr_cb,psnr_cr,float_ssim"));
-  text = read_file (path);
-  lines = g_strsplit (text, "\n", -1);
   /* header, 4 frames, 8 statistics, the summary line, "" */
   fail_unless_equals_int (g_strv_length (lines), 1 + 4 + 8 + 1 + 1);
   fail_unless_equals_string (lines[0], expect_header);
@@ -2030,30 +2048,17 @@ GST_START_TEST (test_log_csv)
   fail_unless (g_str_has_prefix (lines[13], "# summary frames=4 "), "%s",
       lines[13]);
   g_strfreev (lines);
-  g_free (text);
   g_free (expect_header);
-  g_unlink (path);
-  g_rmdir (dir);
-  g_free (path);
-  g_free (dir);
-  g_free (desc);
 }
 
 GST_END_TEST;
 
 GST_START_TEST (test_log_jsonl)
 {
-  gchar *dir = g_dir_make_tmp ("eqlogXXXXXX", NULL);
-  gchar *path = g_build_filename (dir, "log.jsonl", NULL);
-  gchar *desc = g_strdup_printf (TWO_SOURCES ("log-location=%s "
-          "log-format=jsonl", 3), path);
-  GstElement *pipe = run_pipeline (desc, 60 * GST_SECOND, NULL, NULL);
-  gchar *text, **lines;
+  gchar **lines = log_lines (TWO_SOURCES ("log-location=%s "
+          "log-format=jsonl", 3), "log.jsonl");
   gint i;
 
-  stop_pipeline (pipe);
-  text = read_file (path);
-  lines = g_strsplit (text, "\n", -1);
   fail_unless_equals_int (g_strv_length (lines), 3 + 1 + 1);
   for (i = 0; i < 3; i++) {
     gchar *prefix = g_strdup_printf ("{\"frame\": %d, \"timestamp\": ", i);
@@ -2063,12 +2068,6 @@ GST_START_TEST (test_log_jsonl)
   fail_unless (g_str_has_prefix (lines[3], "{\"summary\": {\"frames\": 3,"));
   /* full JSON parsing: tests/check/check_log.py */
   g_strfreev (lines);
-  g_free (text);
-  g_unlink (path);
-  g_rmdir (dir);
-  g_free (path);
-  g_free (dir);
-  g_free (desc);
 }
 
 GST_END_TEST;
