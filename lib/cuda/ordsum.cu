@@ -238,8 +238,12 @@ static __device__ __forceinline__ bool warp_chunk(const EqcSumTable *t, long lon
  * traffic where the kernel is bound by its throughput. On the H200
  * (docs/performance.md, session 8) per sum took SSIMULACRA2 at 576x324 from
  * 0.29 to 0.24 ms and at 1080p (36450 and 12168 chunks) from 0.88 to 0.85;
- * at 4K (145800 and 48582) group was faster, 2.70 against 2.76-2.78. */
-#define EQC_RUNS_PER_SUM_MAX 40000
+ * at 4K (145800 and 48582) group was faster, 2.70 against 2.76-2.78. Since
+ * then (session 20) group is faster at 1080p too (0.698-0.705 against
+ * 0.710-0.723 ms) and still slower at 576x324 (3294 and 1152 chunks:
+ * 0.248-0.258 against 0.239-0.249); with 8192, 720p (16200 chunks at scale
+ * 0 in groups, 5400 per sum) 0.443-0.445 against 0.445-0.449. */
+#define EQC_RUNS_PER_SUM_MAX 8192
 
 /* Approximate sum of a chunk, in eq_ordsum_chunk_sums()'s grouping: the
  * chunk's 256 "lanes" of 4 terms each add their terms in order from 0.0,
