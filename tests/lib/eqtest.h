@@ -36,6 +36,23 @@ static int eqtest_passed, eqtest_failed;
         }                                                                      \
     } while (0)
 
+#ifdef EXACTQUALITY_H
+/* An 8-bit gray frame of w x h over buf (stride w), for tests that
+ * include exactquality.h first. */
+static inline EqFrame eqtest_gray8(int w, int h, const uint8_t *buf)
+{
+    EqFrame f;
+    memset(&f, 0, sizeof(f));
+    f.layout = EQ_LAYOUT_GRAY;
+    f.width = w;
+    f.height = h;
+    f.bitdepth = 8;
+    f.data[0] = buf;
+    f.stride[0] = w;
+    return f;
+}
+#endif
+
 static inline int eqtest_done(void)
 {
     printf("%d passed, %d failed\n", eqtest_passed, eqtest_failed);

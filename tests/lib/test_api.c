@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "eqtest.h"
 #include "exactquality.h"
+#include "eqtest.h" /* after exactquality.h: eqtest_gray8 */
 
 static char last_msg[1024];
 static void log_cb(void *user, EqLogLevel level, const char *msg)
@@ -16,19 +16,6 @@ static void log_cb(void *user, EqLogLevel level, const char *msg)
     (void)user;
     if (level == EQ_LOG_ERROR)
         snprintf(last_msg, sizeof(last_msg), "%s", msg);
-}
-
-static EqFrame gray_frame(int w, int h, const uint8_t *buf)
-{
-    EqFrame f;
-    memset(&f, 0, sizeof(f));
-    f.layout = EQ_LAYOUT_GRAY;
-    f.width = w;
-    f.height = h;
-    f.bitdepth = 8;
-    f.data[0] = buf;
-    f.stride[0] = w;
-    return f;
 }
 
 int main(void)
@@ -48,7 +35,7 @@ int main(void)
     CHECK(eq_scorer_backend(sc) == EQ_BACKEND_CPU);
 
     /* Size mismatch fails the whole call with a message. */
-    EqFrame a = gray_frame(64, 64, buf), b = gray_frame(32, 64, buf);
+    EqFrame a = eqtest_gray8(64, 64, buf), b = eqtest_gray8(32, 64, buf);
     EqScores r;
     last_msg[0] = 0;
     CHECK(eq_scorer_score(sc, &a, &b, &r) == EQ_ERR_MISMATCH);
@@ -56,14 +43,14 @@ int main(void)
     CHECK(r.scored == 0);
 
     /* Empty and oversize frames. */
-    b = gray_frame(0, 64, buf);
+    b = eqtest_gray8(0, 64, buf);
     CHECK(eq_frame_validate(&b, NULL, NULL) == EQ_ERR_INVALID_ARGUMENT);
-    b = gray_frame(8193, 8193, buf);
+    b = eqtest_gray8(8193, 8193, buf);
     CHECK(eq_frame_validate(&b, NULL, NULL) == EQ_ERR_TOO_LARGE);
-    b = gray_frame(64, 64, buf);
+    b = eqtest_gray8(64, 64, buf);
     b.bitdepth = 9;
     CHECK(eq_frame_validate(&b, NULL, NULL) == EQ_ERR_UNSUPPORTED);
-    b = gray_frame(64, 64, buf);
+    b = eqtest_gray8(64, 64, buf);
     b.stride[0] = 63;
     CHECK(eq_frame_validate(&b, NULL, NULL) == EQ_ERR_INVALID_ARGUMENT);
     b.data[0] = NULL;

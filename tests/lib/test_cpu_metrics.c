@@ -14,9 +14,9 @@
 #include "cpu/cpu.h"
 #include "cpu/psnr.h"
 #include "cpu/ssim.h"
-#include "eqtest.h"
 #include "exact/ssim_terms.h"
 #include "exactquality.h"
+#include "eqtest.h" /* after exactquality.h: eqtest_gray8 */
 #include "finish.h"
 
 static char last_msg[1024];
@@ -48,19 +48,6 @@ static EqScorer *open_cpu(unsigned metrics, int threads)
     return eq_scorer_open(&sc, &s) == 0 ? sc : NULL;
 }
 
-static EqFrame gray8(int w, int h, const uint8_t *buf)
-{
-    EqFrame f;
-    memset(&f, 0, sizeof(f));
-    f.layout = EQ_LAYOUT_GRAY;
-    f.width = w;
-    f.height = h;
-    f.bitdepth = 8;
-    f.data[0] = buf;
-    f.stride[0] = w;
-    return f;
-}
-
 /* Smooth random content with noise, so that SSIM is neither 0 nor 1. */
 static void fill(uint8_t *buf, int w, int h, int noise)
 {
@@ -84,7 +71,7 @@ static void test_sizes(void)
 
     /* Below MS-SSIM's 176: an error naming the metric and the minimum; psnr
      * and ssim still scored. */
-    EqFrame fa = gray8(175, 300, a), fb = gray8(175, 300, b);
+    EqFrame fa = eqtest_gray8(175, 300, a), fb = eqtest_gray8(175, 300, b);
     last_msg[0] = 0;
     CHECK(eq_scorer_score(sc, &fa, &fb, &r) == EQ_ERR_TOO_SMALL);
     CHECK(strstr(last_msg, "ms_ssim") && strstr(last_msg, "176x176"));
@@ -93,17 +80,17 @@ static void test_sizes(void)
     CHECK(r.status[eq_metric_index(EQ_METRIC_SSIM)] == 0);
     CHECK(r.scored == (EQ_METRIC_PSNR | EQ_METRIC_SSIM));
     CHECK(isfinite(r.psnr_y) && isfinite(r.ssim) && isnan(r.ms_ssim));
-    fa = gray8(300, 175, a);
-    fb = gray8(300, 175, b);
+    fa = eqtest_gray8(300, 175, a);
+    fb = eqtest_gray8(300, 175, b);
     CHECK(eq_scorer_score(sc, &fa, &fb, &r) == EQ_ERR_TOO_SMALL);
-    fa = gray8(176, 176, a);
-    fb = gray8(176, 176, b);
+    fa = eqtest_gray8(176, 176, a);
+    fb = eqtest_gray8(176, 176, b);
     CHECK(eq_scorer_score(sc, &fa, &fb, &r) == 0);
     CHECK(r.scored == THREE && isfinite(r.ms_ssim));
 
     /* Below SSIM's 11x11 window. */
-    fa = gray8(10, 40, a);
-    fb = gray8(10, 40, b);
+    fa = eqtest_gray8(10, 40, a);
+    fb = eqtest_gray8(10, 40, b);
     last_msg[0] = 0;
     CHECK(eq_scorer_score(sc, &fa, &fb, &r) == EQ_ERR_TOO_SMALL);
     CHECK(r.status[eq_metric_index(EQ_METRIC_SSIM)] == EQ_ERR_TOO_SMALL);
@@ -115,14 +102,14 @@ static void test_sizes(void)
     last_msg[0] = 0;
     CHECK(eq_scorer_score(only_ssim, &fa, &fb, &r) == EQ_ERR_TOO_SMALL);
     CHECK(strstr(last_msg, "ssim") && strstr(last_msg, "11x11"));
-    fa = gray8(11, 11, a);
-    fb = gray8(11, 11, b);
+    fa = eqtest_gray8(11, 11, a);
+    fb = eqtest_gray8(11, 11, b);
     CHECK(eq_scorer_score(only_ssim, &fa, &fb, &r) == 0);
     CHECK(isfinite(r.ssim));
     eq_scorer_close(&only_ssim);
 
     /* Identical frames: the ceiling psnr 6 * 8 + 12, SSIM and MS-SSIM 1. */
-    fa = gray8(400, 400, a);
+    fa = eqtest_gray8(400, 400, a);
     CHECK(eq_scorer_score(sc, &fa, &fa, &r) == 0);
     CHECK(r.psnr_y == 60.0);
     CHECK(r.ssim == 1.0 && r.ssim_l == 1.0 && r.ssim_c == 1.0 && r.ssim_s == 1.0);
@@ -142,7 +129,7 @@ static void test_threads(void)
     int threads[3] = { 1, 2, 5 };
     fill(a, w, h, 3);
     fill(b, w, h, 25);
-    EqFrame fa = gray8(w, h, a), fb = gray8(w, h, b);
+    EqFrame fa = eqtest_gray8(w, h, a), fb = eqtest_gray8(w, h, b);
     for (int i = 0; i < 3; i++) {
         EqScorer *sc = open_cpu(THREE, threads[i]);
         CHECK(eq_scorer_score(sc, &fa, &fb, &r[i]) == 0);
