@@ -37,6 +37,23 @@ static int eqtest_passed, eqtest_failed;
     } while (0)
 
 #ifdef EXACTQUALITY_H
+/* A CPU scorer of `metrics` with `threads` threads, `log` and the colour
+ * setting (matrix, range); NULL when it does not open. */
+static inline EqScorer *eqtest_open_cpu(unsigned metrics, int threads, EqLogCallback log,
+                                        EqMatrix matrix, EqRange range)
+{
+    EqSettings s;
+    EqScorer *sc = NULL;
+    eq_settings_init(&s);
+    s.metrics = metrics;
+    s.backend = EQ_BACKEND_CPU;
+    s.threads = threads;
+    s.matrix = matrix;
+    s.range = range;
+    s.log = log;
+    return eq_scorer_open(&sc, &s) == 0 ? sc : NULL;
+}
+
 /* An 8-bit gray frame of w x h over buf (stride w), for tests that
  * include exactquality.h first. */
 static inline EqFrame eqtest_gray8(int w, int h, const uint8_t *buf)

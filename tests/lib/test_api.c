@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "exactquality.h"
-#include "eqtest.h" /* after exactquality.h: eqtest_gray8 */
+#include "eqtest.h" /* after exactquality.h: its scorer and frame helpers */
 
 static char last_msg[1024];
 static void log_cb(void *user, EqLogLevel level, const char *msg)

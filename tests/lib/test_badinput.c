@@ -26,8 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "eqtest.h"
 #include "exactquality.h"
+#include "eqtest.h" /* after exactquality.h: its scorer and frame helpers */
 
 /* ------------------------------------------------------------------ log */
 
@@ -192,14 +192,9 @@ static void pic_free(Pic *p)
 
 static EqScorer *open_scorer(unsigned metrics, int threads)
 {
-    EqSettings s;
-    EqScorer *sc = NULL;
-    eq_settings_init(&s);
-    s.metrics = metrics;
-    s.backend = EQ_BACKEND_CPU;
-    s.threads = threads;
-    s.log = log_all_cb;
-    if (eq_scorer_open(&sc, &s) < 0)
+    EqScorer *sc = eqtest_open_cpu(metrics, threads, log_all_cb, EQ_MATRIX_UNSPECIFIED,
+                                   EQ_RANGE_UNSPECIFIED);
+    if (!sc)
         abort();
     return sc;
 }

@@ -16,7 +16,7 @@
 #include "cpu/ssim.h"
 #include "exact/ssim_terms.h"
 #include "exactquality.h"
-#include "eqtest.h" /* after exactquality.h: eqtest_gray8 */
+#include "eqtest.h" /* after exactquality.h: its scorer and frame helpers */
 #include "finish.h"
 
 static char last_msg[1024];
@@ -38,14 +38,8 @@ static uint32_t next_u32(void)
 
 static EqScorer *open_cpu(unsigned metrics, int threads)
 {
-    EqSettings s;
-    EqScorer *sc = NULL;
-    eq_settings_init(&s);
-    s.metrics = metrics;
-    s.backend = EQ_BACKEND_CPU;
-    s.threads = threads;
-    s.log = log_cb;
-    return eq_scorer_open(&sc, &s) == 0 ? sc : NULL;
+    return eqtest_open_cpu(metrics, threads, log_cb, EQ_MATRIX_UNSPECIFIED,
+                           EQ_RANGE_UNSPECIFIED);
 }
 
 /* Smooth random content with noise, so that SSIM is neither 0 nor 1. */

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "eqtest.h"
 #include "exactquality.h"
+#include "eqtest.h" /* after exactquality.h: its scorer and frame helpers */
 #include "pngio.h"
 
 static char last_msg[1024];
@@ -27,16 +27,8 @@ static void log_cb(void *user, EqLogLevel level, const char *msg)
 
 static EqScorer *open_scorer(int threads)
 {
-    EqSettings s;
-    EqScorer *sc = NULL;
-    eq_settings_init(&s);
-    s.metrics = EQ_METRIC_SSIMULACRA2;
-    s.backend = EQ_BACKEND_CPU;
-    s.threads = threads;
-    s.log = log_cb;
-    if (eq_scorer_open(&sc, &s) < 0)
-        return NULL;
-    return sc;
+    return eqtest_open_cpu(EQ_METRIC_SSIMULACRA2, threads, log_cb, EQ_MATRIX_UNSPECIFIED,
+                           EQ_RANGE_UNSPECIFIED);
 }
 
 static int score_pair(EqScorer *sc, const EqFrame *a, const EqFrame *b, EqScores *r)

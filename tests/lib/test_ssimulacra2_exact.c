@@ -22,9 +22,9 @@
 #include <string.h>
 
 #include "cpu/ssimulacra2.h"
-#include "eqtest.h"
 #include "exact/pmath.h"
 #include "exactquality.h"
+#include "eqtest.h" /* after exactquality.h: its scorer and frame helpers */
 #include "pngio.h"
 
 static int print_mode;
@@ -43,18 +43,7 @@ static void log_cb(void *user, EqLogLevel level, const char *msg)
 
 static EqScorer *open_scorer(int threads, EqMatrix m, EqRange r)
 {
-    EqSettings s;
-    EqScorer *sc = NULL;
-    eq_settings_init(&s);
-    s.metrics = EQ_METRIC_SSIMULACRA2;
-    s.backend = EQ_BACKEND_CPU;
-    s.threads = threads;
-    s.matrix = m;
-    s.range = r;
-    s.log = log_cb;
-    if (eq_scorer_open(&sc, &s) < 0)
-        return NULL;
-    return sc;
+    return eqtest_open_cpu(EQ_METRIC_SSIMULACRA2, threads, log_cb, m, r);
 }
 
 static uint32_t lowbias32(uint32_t s)
