@@ -21,22 +21,14 @@ import subprocess
 import sys
 import tempfile
 
+from eqcheck import check, done
+
 tool, gen, ref_mkv, dist_mkv, pix_fmt, frames, mode = sys.argv[1:8]
 rest = sys.argv[8:]
 if mode != "y4m":
     width, height, fmt = rest[0], rest[1], rest[2]
     rest = rest[3:]
 csvs = rest
-passed = failed = 0
-
-
-def check(cond, what, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL: {what}" + (f"\n  {detail}" if detail else ""), file=sys.stderr)
 
 
 def read_csv(text):
@@ -128,5 +120,4 @@ try:
 finally:
     shutil.rmtree(tmp)
 
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+done()

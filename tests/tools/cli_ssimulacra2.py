@@ -16,17 +16,9 @@ import subprocess
 import sys
 import tempfile
 
+from eqcheck import check, done
+
 tool, data = sys.argv[1:3]
-passed = failed = 0
-
-
-def check(cond, what, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL: {what}" + (f"\n  {detail}" if detail else ""), file=sys.stderr)
 
 
 def decode(png, pix_fmt, out):
@@ -73,5 +65,4 @@ try:
 finally:
     shutil.rmtree(tmp)
 check(photos >= 6, "photo pairs scored", str(photos))
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+done()

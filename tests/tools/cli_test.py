@@ -14,18 +14,10 @@ import subprocess
 import sys
 import tempfile
 
+from eqcheck import check, done
+
 TOOL = sys.argv[1]
 PROG = "exactquality-score: "
-passed = failed = 0
-
-
-def check(cond, what, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL: {what}" + (f"\n  {detail}" if detail else ""), file=sys.stderr)
 
 
 def run(*args, stdin=None):
@@ -465,5 +457,4 @@ if ffmpeg:
         expect_error([odd, odd], 3, "short chroma rows: use raw video", "ffmpeg odd 10-bit y4m")
 
 shutil.rmtree(tmp)
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+done()
