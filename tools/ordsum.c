@@ -104,7 +104,7 @@ static int read_doubles(FILE *f, double **out, size_t *count)
             }
             for (k = 7; k >= 0; k--)
                 b = (b << 8) | buf[i + (size_t)k];
-            x[n++] = eq_ord_from_bits(b);
+            x[n++] = eq_from_bits(b);
         }
         carry = avail - i;
         memmove(buf, buf + i, carry);
@@ -220,5 +220,5 @@ int main(int argc, char **argv)
                 "run checks %zu, terms added one by one %zu\n",
                 st.terms, st.chunks, st.chunks_applied, st.chunks_term_by_term, st.segments,
                 st.segments_applied, st.checks, st.terms_term_by_term);
-    return eq_ord_bits(loop) == eq_ord_bits(engine) ? 0 : 1;
+    return eq_bits(loop) == eq_bits(engine) ? 0 : 1;
 }

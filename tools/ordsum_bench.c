@@ -120,7 +120,7 @@ int main(int argc, char **argv)
                 if (t2 - t1 < te)
                     te = t2 - t1;
             }
-            if (eq_ord_bits(loop) != eq_ord_bits(got)) {
+            if (eq_bits(loop) != eq_bits(got)) {
                 printf("BITS DIFFER: %a %a\n", loop, got);
                 bad = 1;
             }

@@ -221,7 +221,7 @@ static double block_exact_add(double s, const double *v, int count, DevCount *dc
     while (pos < count) {
         int e = eq_ord_binade(s);
         dc->scans++;
-        if (e == EQ_ORD_NONE && eq_ord_bits(s) == 0) {
+        if (e == EQ_ORD_NONE && eq_bits(s) == 0) {
             int k = pos;
             while (k < count && v[k] == 0.0)
                 k++;
@@ -283,7 +283,7 @@ static double device_walk(const double *x, size_t n, const int *plan, const EqOr
                 }
             }
             size_t end = k + (size_t)(len > 1 ? len : 1);
-            const int finite = ((eq_ord_bits(sum) >> 52) & 0x7ff) != 0x7ff;
+            const int finite = ((eq_bits(sum) >> 52) & 0x7ff) != 0x7ff;
             while (k < end) {
                 if (zero[k] && finite) {
                     dc->zero++;
@@ -358,7 +358,7 @@ static void mismatch(const char *what, int m, int kind, int scale, int ch, doubl
 
 static int same_bits(double a, double b)
 {
-    return eq_ord_bits(a) == eq_ord_bits(b);
+    return eq_bits(a) == eq_bits(b);
 }
 
 /* Runs every engine on x[0..n-1] and adds the counts to the tallies.

@@ -365,7 +365,7 @@ static __device__ double eqc_block_exact_add(double s, const double v[EQC_ORD_TP
                 continue;
             }
         }
-        if (e == EQ_ORD_NONE && eq_ord_bits(s) == 0) {
+        if (e == EQ_ORD_NONE && eq_bits(s) == 0) {
             /* s is +0.0: zero terms (of either sign) leave it +0.0, and the
              * first non-zero term x gives +0.0 + x == x exactly. */
             if (threadIdx.x == 0)

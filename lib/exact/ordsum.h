@@ -66,8 +66,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
+#include "exact/bits.h"
 #include "exact/hd.h"
 
 #ifndef EQ_ORDSUM_MUTATION
@@ -111,25 +111,11 @@ typedef struct EqOrdLayout {
                                lanes (64 terms); 0: plain adds for the chunk */
 } EqOrdLayout;
 
-EQ_HD static inline uint64_t eq_ord_bits(double x)
-{
-    uint64_t b;
-    memcpy(&b, &x, sizeof b);
-    return b;
-}
-
-EQ_HD static inline double eq_ord_from_bits(uint64_t b)
-{
-    double x;
-    memcpy(&x, &b, sizeof x);
-    return x;
-}
-
 /* The binade e of s (2^e <= |s| < 2^(e+1)) when s is normal and finite;
  * EQ_ORD_NONE for +-0, subnormals, infinities and NaN. */
 EQ_HD static inline int eq_ord_binade(double s)
 {
-    int be = (int)((eq_ord_bits(s) >> 52) & 0x7ff);
+    int be = (int)((eq_bits(s) >> 52) & 0x7ff);
     if (be == 0 || be == 0x7ff)
         return EQ_ORD_NONE;
     return be - 1023;
@@ -180,7 +166,7 @@ EQ_HD static inline EqOrdRun eq_ord_poison(void)
  * which is also the value for every larger gap. */
 EQ_HD static inline int eq_ord_term_parts(double x, int e, int64_t *q, int *tie, int64_t *neg)
 {
-    uint64_t b = eq_ord_bits(x);
+    uint64_t b = eq_bits(x);
     int bx = (int)((b >> 52) & 0x7ff);
     uint64_t mant = b & EQ_ORD_MANT_MASK, rem, half;
     int sh;
@@ -260,7 +246,7 @@ EQ_HD static inline EqOrdRun eq_ord_term(double x, int e)
  * -q for a negative x (the same rule, mirrored). */
 EQ_HD static inline int eq_ord_term_fast(double x, int e, int64_t *r)
 {
-    uint64_t b = eq_ord_bits(x);
+    uint64_t b = eq_bits(x);
     int bx = (int)((b >> 52) & 0x7ff);
     int sh = (e + 1023) - bx, shc;
     int64_t q;
@@ -275,10 +261,10 @@ EQ_HD static inline int eq_ord_term_fast(double x, int e, int64_t *r)
         return EQ_ORD_FAST_OK;
     }
     shc = sh < 1 ? 1 : sh > 63 ? 63 : sh;
-    t = eq_ord_from_bits((b & EQ_ORD_MANT_MASK) | ((uint64_t)(1075 - shc) << 52));
+    t = eq_from_bits((b & EQ_ORD_MANT_MASK) | ((uint64_t)(1075 - shc) << 52));
     tm = t + 0x1p52;
     diff = (tm - 0x1p52) - t;
-    q = (int64_t)(eq_ord_bits(tm) - eq_ord_bits(0x1p52));
+    q = (int64_t)(eq_bits(tm) - eq_bits(0x1p52));
 #if EQ_ORDSUM_MUTATION == 6
     /* mutation: exact halves not recognised */
     diff = 0.0;
@@ -313,7 +299,7 @@ EQ_HD static inline int eq_ord_term_fast(double x, int e, int64_t *r)
 
 EQ_HD static inline double eq_ord_scale(int e)
 {
-    return eq_ord_from_bits((uint64_t)(1075 - e) << 52);
+    return eq_pow2(52 - e);
 }
 
 /* The rounding both scaled runs share: y (below 2^52; a negative y only
@@ -364,7 +350,7 @@ EQ_HD static inline int eq_ord_run_scaled(const double *x, int n, double scale, 
         unsigned tie;
         double r = eq_ord_round_scaled(y, &t, &tie);
         double alt = (y + y) - r;
-        unsigned pr = (unsigned)eq_ord_bits(t) & 1u;
+        unsigned pr = (unsigned)eq_bits(t) & 1u;
         unsigned o0 = tie & par0, o1 = tie & par1;
         double r0 = o0 ? alt : r, r1 = o1 ? alt : r;
         par0 ^= pr ^ o0;
@@ -641,7 +627,7 @@ EQ_HD static inline int eq_ord_check(int be, int e, int64_t m, int64_t lo, int64
  * after another and look at the checks once (the device's split walk). */
 EQ_HD static inline int eq_ord_apply_try(double s, const EqOrdRun *r, int e, double *next)
 {
-    const uint64_t b = eq_ord_bits(s);
+    const uint64_t b = eq_bits(s);
     const int neg = (int)(b >> 63);
     int64_t m = (int64_t)((b & EQ_ORD_MANT_MASK) | ((uint64_t)1 << 52));
     int64_t d0, lo0, hi0, d, lo, hi;
@@ -654,7 +640,7 @@ EQ_HD static inline int eq_ord_apply_try(double s, const EqOrdRun *r, int e, dou
     hi = neg ? -lo0 : hi0;
     ok = eq_ord_check((int)((b >> 52) & 0x7ff), e, m, lo, hi);
     m += d;
-    *next = eq_ord_from_bits((b & ~EQ_ORD_MANT_MASK) | ((uint64_t)m & EQ_ORD_MANT_MASK));
+    *next = eq_from_bits((b & ~EQ_ORD_MANT_MASK) | ((uint64_t)m & EQ_ORD_MANT_MASK));
     return ok;
 }
 
@@ -663,11 +649,11 @@ EQ_HD static inline int eq_ord_apply_try(double s, const EqOrdRun *r, int e, dou
  * sum before its run (the device's split walk, a lane a check). */
 EQ_HD static inline double eq_ord_next_pos(double s, const EqOrdRun *r)
 {
-    const uint64_t b = eq_ord_bits(s);
+    const uint64_t b = eq_bits(s);
     int64_t d, lo, hi;
 
     eq_ord_pick(r, (int)(b & 1), &d, &lo, &hi);
-    return eq_ord_from_bits(b + (uint64_t)d);
+    return eq_from_bits(b + (uint64_t)d);
 }
 
 /*
@@ -684,7 +670,7 @@ EQ_HD static inline double eq_ord_next_pos(double s, const EqOrdRun *r)
  */
 EQ_HD static inline int eq_ord_apply_try_pos(double s, const EqOrdRun *r, int e, double *next)
 {
-    const uint64_t b = eq_ord_bits(s);
+    const uint64_t b = eq_bits(s);
     const int64_t m = (int64_t)((b & EQ_ORD_MANT_MASK) | ((uint64_t)1 << 52));
     int64_t d, lo, hi;
 

@@ -17,18 +17,9 @@
 #define EQ_EXACT_PMATH_H
 
 #include <stdint.h>
-#include <string.h>
 
+#include "exact/bits.h"
 #include "exact/hd.h"
-
-/* 2^k for -1022 <= k <= 1023, from its bits. */
-EQ_HD static inline double eq_pm_pow2(int k)
-{
-    const uint64_t u = (uint64_t)(1023 + k) << 52;
-    double d;
-    memcpy(&d, &u, sizeof d);
-    return d;
-}
 
 /*
  * cbrt(t) for t in [1/8, 1], et its exponent (t in [2^et, 2^(et+1)); an
@@ -71,13 +62,11 @@ EQ_HD static inline double eq_pm_cbrt_octave(double t, int et)
  */
 EQ_HD static inline double eq_pm_cbrt(double x)
 {
-    uint64_t u;
-    memcpy(&u, &x, sizeof u);
-    const int be = (int)(u >> 52 & 0x7ff); /* E + 1023 (x > 0) */
+    const int be = (int)(eq_bits(x) >> 52 & 0x7ff); /* E + 1023 (x > 0) */
     int q = (2048 - be) / 3 - 342;        /* floor((-E - 1) / 3), 2048 - be >= 1 */
     q = q > 7 ? 7 : q;
     q = q < -1 ? -1 : q;
-    const double t = x * eq_pm_pow2(3 * q), s = eq_pm_pow2(-q);
+    const double t = x * eq_pow2(3 * q), s = eq_pow2(-q);
     /* t's exponent (x > 0 normal; a subnormal x has be 0 and q 7, so it
      * stays far below the octaves, as t does) */
     const int et = be - 1023 + 3 * q;

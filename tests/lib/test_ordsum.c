@@ -45,13 +45,13 @@ static double rnd01(void)
 
 static double from_parts(int neg, int biased_exp, uint64_t mant52)
 {
-    return eq_ord_from_bits(((uint64_t)neg << 63) | ((uint64_t)biased_exp << 52) |
+    return eq_from_bits(((uint64_t)neg << 63) | ((uint64_t)biased_exp << 52) |
                             (mant52 & EQ_ORD_MANT_MASK));
 }
 
 static int same_bits(double a, double b)
 {
-    return eq_ord_bits(a) == eq_ord_bits(b);
+    return eq_bits(a) == eq_bits(b);
 }
 
 /* ------------------------------------------------------------------ */
@@ -69,7 +69,7 @@ static void fast_term(double x, int e)
     int64_t inc = 12345;
     int a = eq_ord_term_fast(x, e, &inc);
     int poisoned = r.lo[0] == -EQ_ORD_POISON && r.hi[0] == EQ_ORD_POISON;
-    int subnormal = ((eq_ord_bits(x) >> 52) & 0x7ff) == 0 && x != 0.0;
+    int subnormal = ((eq_bits(x) >> 52) & 0x7ff) == 0 && x != 0.0;
     int ok;
 
     if (poisoned)
@@ -147,7 +147,7 @@ static void one_term(double s, double x)
     EqOrdRun r = eq_ord_term(x, e);
     double t = s, want = s + x;
     int applied = eq_ord_apply(&t, &r, e);
-    uint64_t wb = eq_ord_bits(want);
+    uint64_t wb = eq_bits(want);
 
     fast_term(x, e);
     scaled_term(x, e);
@@ -163,7 +163,7 @@ static void one_term(double s, double x)
     } else {
         /* Not applied: the loop's result must not lie strictly inside the
          * binade of s with the sign of s (then the rule had to apply). */
-        int inside = eq_ord_binade(want) == e && (wb >> 63) == (eq_ord_bits(s) >> 63) &&
+        int inside = eq_ord_binade(want) == e && (wb >> 63) == (eq_bits(s) >> 63) &&
                      (wb & EQ_ORD_MANT_MASK) != 0;
         if (inside && !isnan(x) && !isinf(x)) {
             if (term_mismatch++ < 10)
@@ -625,7 +625,7 @@ static void make_input(int kind, double *x, size_t n)
             break;
         case K_SUBNORMAL:
             /* subnormal terms; the sum moves between subnormal and normal */
-            v = eq_ord_from_bits((r >> 12) % ((uint64_t)1 << 44));
+            v = eq_from_bits((r >> 12) % ((uint64_t)1 << 44));
             if ((r >> 60) == 0)
                 v = DBL_MIN * rnd01();
             if (((r >> 56) & 3) == 0)

@@ -548,10 +548,7 @@ static void test_cbrt_reduction(void)
                     mant = (((uint64_t)(hi & 0xfffff) << 32) | seed);
                 }
                 const uint64_t u = (uint64_t)sign << 63 | be << 52 | mant;
-                double x, a, b;
-                memcpy(&x, &u, sizeof x);
-                a = eq_pm_cbrt(x);
-                b = cbrt_chain(x);
+                const double x = eq_from_bits(u), a = eq_pm_cbrt(x), b = cbrt_chain(x);
                 bad += memcmp(&a, &b, sizeof a) != 0;
                 n++;
             }
