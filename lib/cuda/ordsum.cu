@@ -1327,7 +1327,7 @@ static __device__ __forceinline__ int walk_chunks(const Sh &sh, int k, int nb, d
         }
         const int end = k + (len > 1 ? len : 1);
         while (k < end) {
-            if (sh.zero[k] && ((eq_bits(*x) >> 52) & 0x7ff) != 0x7ff) {
+            if (sh.zero[k] && eq_exp_field(*x) != 0x7ff) {
                 k++;
             } else if (sh.plan[k] != EQ_ORD_NONE) {
                 const EqOrdRun r = run_of(k);
@@ -1427,7 +1427,7 @@ static __device__ int walk_groups(const EqcSumTable *t, int s, long long base, l
     int j = 0;
     for (; j < 32; j++) {
         const int k = __shfl_sync(0xffffffffu, kind, j);
-        if (k == 2 && ((eq_bits(*x) >> 52) & 0x7ff) != 0x7ff)
+        if (k == 2 && eq_exp_field(*x) != 0x7ff)
             continue; /* s + 0 == s (s is never -0.0) */
         if (k != 1)
             break;

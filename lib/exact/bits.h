@@ -26,6 +26,13 @@ EQ_HD static inline double eq_from_bits(uint64_t b)
     return x;
 }
 
+/* x's biased exponent field (0: zero or subnormal, 0x7ff: infinity or
+ * NaN, else the binade + 1023). */
+EQ_HD static inline int eq_exp_field(double x)
+{
+    return (int)((eq_bits(x) >> 52) & 0x7ff);
+}
+
 /* 2^k for -1022 <= k <= 1023, from its bits. */
 EQ_HD static inline double eq_pow2(int k)
 {

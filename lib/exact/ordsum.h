@@ -115,7 +115,7 @@ typedef struct EqOrdLayout {
  * EQ_ORD_NONE for +-0, subnormals, infinities and NaN. */
 EQ_HD static inline int eq_ord_binade(double s)
 {
-    int be = (int)((eq_bits(s) >> 52) & 0x7ff);
+    int be = eq_exp_field(s);
     if (be == 0 || be == 0x7ff)
         return EQ_ORD_NONE;
     return be - 1023;

@@ -62,7 +62,7 @@ EQ_HD static inline double eq_pm_cbrt_octave(double t, int et)
  */
 EQ_HD static inline double eq_pm_cbrt(double x)
 {
-    const int be = (int)(eq_bits(x) >> 52 & 0x7ff); /* E + 1023 (x > 0) */
+    const int be = eq_exp_field(x); /* E + 1023 (x > 0) */
     int q = (2048 - be) / 3 - 342;        /* floor((-E - 1) / 3), 2048 - be >= 1 */
     q = q > 7 ? 7 : q;
     q = q < -1 ? -1 : q;
