@@ -110,6 +110,15 @@ for s in $steps; do
       #  fusedflags: its ready flags inside the engine's other arrays (as before
       #    363a539: here in `again`, which small launches leave alone), which
       #    _FUSED_LATE fills with the launch's epoch
+      #  prewalk: the walk of a small launch starts after a prewalked first
+      #    chunk from +0.0 instead of that chunk's sum
+      #  prewalkn: the fused kernel's first chunk leaves out its last term
+      #  fasttie: the block's fast split (split_fast_pieces) takes an exact
+      #    half's increment for the start's parity, not the sum's before it
+      #  fastpre: the parity before an exact half counts the chunk's tie-free
+      #    increments before its piece too
+      #  fastfirst: a piece's lowest prefix is its head's increment after an
+      #    even sum for both parities
       # and the row blur's (s2_blur_h_kernel; lib/cuda/ssimulacra2.cu), red in the
       # ssimulacra2 stage of the harness:
       #  blurfirst: the first tile of outputs (columns 0 .. 31) is not stored
@@ -163,6 +172,11 @@ for s in $steps; do
       mut fusedwait 's/while (ld_acquire_u32(\&ready\[off + tid\]) != epoch) {/while (0) {/'
       mut fusedscan 's/    if (tid < c) {/    if (tid < c - 1) {/'
       mut fusedflags 's/unsigned \*ready = (unsigned \*)cuda->scratch\[scratch\].ptr;/unsigned *ready = (unsigned *)again;/'
+      mut prewalk 's/        sum = first_sum\[s\];/        sum = 0.0;/'
+      mut prewalkn 's/            for (int i = 0; i < count; i++)$/            for (int i = 0; i < count - 1; i++)/'
+      mut fasttie 's/const int odd = (int)((par + (h.pre - s0) + acc) \& 1);/const int odd = par;/'
+      mut fastpre 's/const int odd = (int)((par + (h.pre - s0) + acc) \& 1);/const int odd = (int)((par + h.pre + acc) \& 1);/'
+      mut fastfirst 's/                r.lo\[par\] = sh->first\[t\]\[par\];/                r.lo[par] = sh->first[t][0];/'
       # the tie-free run's arithmetic (lib/exact/ordsum.h, eq_ord_run_scaled1),
       # red in the ordsum stage: one of its four interleaved totals left out,
       # no lane flagged for a negative term, no exact half flagged, no lane

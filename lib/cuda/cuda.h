@@ -95,6 +95,12 @@ int eq_cuda_device_available(char *why, size_t why_size);
  * the one kernel whatever the launch's total. The same bits every way (for
  * tools/bench_cuda). */
 #define EQ_CUDA_FUSED_ENV "EXACTQUALITY_CUDA_FUSED"
+/* In that kernel a sum's first chunk, planned term by term (its sum
+ * leaves binades from +0.0 on), is added by the loop itself, its start
+ * being known, and the walk starts after it: "off" makes it a split record
+ * for the walk, as the other chunks planned term by term. The same bits
+ * either way (for tools/bench_cuda). */
+#define EQ_CUDA_PREWALK_ENV "EXACTQUALITY_CUDA_PREWALK"
 #define EQ_CUDA_BANDS_ENV "EXACTQUALITY_CUDA_BANDS"
 /* SSIMULACRA2 launches scale 0's sums on the third stream (the greatest
  * priority, as the other scales' sums) after its column blur; "stream"

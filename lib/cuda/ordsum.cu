@@ -125,6 +125,9 @@ static __device__ __forceinline__ void load_terms(const EqcSumDesc &d, long long
 /* launches of at most this many chunks (and at most EQC_ORD_LANES a sum) by
  * ord_small_chunks_kernel, a block a chunk (EQ_CUDA_FUSED_ENV) */
 #define EQC_FUSED_MAX 2048
+/* split_idx of a sum's first chunk that ord_small_chunks_kernel added
+ * itself (EQ_CUDA_PREWALK_ENV): no split record, the sum in first_sum */
+#define EQC_SPLIT_PREWALKED (-2)
 /* the fused kernel's ready flags: one per chunk of a launch at most
  * (EQC_MAX_SUMS sums of EQC_ORD_LANES chunks: a fused launch's largest,
  * forced fused included), at the start of the engine's buffer */
@@ -445,12 +448,165 @@ static __device__ __forceinline__ int split_code(double cur, double x)
 
 /* The scratch of a split chunk formed by a whole block (split_chunk with
  * NT > 32). */
+#define SPLIT_TIES 16 /* exact halves a chunk may hold on the block's fast path */
+struct SplitTie {
+    long long pre; /* tie-free increments of the chunk before the term */
+    long long r0, r1; /* its increments after an even and an odd sum */
+    int p, pos;       /* its piece and its index in the chunk */
+};
+struct SplitHeads {
+    long long inc; /* tie-free increments */
+    int nh;        /* piece heads */
+};
 struct SplitShared {
     double base[32];
     EqOrdSegRun wseg[SPLIT_NT / 32];
     int wint[SPLIT_NT / 32];
+    SplitHeads whi[SPLIT_NT / 32];
     int slot;
+    /* the fast path (split_fast_pieces): each piece's code, the tie-free
+     * increments before its head, its head's increments for both
+     * parities; the exact halves (in term order in `sorted`) */
+    int pe[EQ_CUDA_SPLIT_MAX];
+    long long pstart[EQ_CUDA_SPLIT_MAX];
+    long long first[EQ_CUDA_SPLIT_MAX][2];
+    SplitTie tie[SPLIT_TIES], sorted[SPLIT_TIES];
+    int ntie;
 };
+
+/* A term of a run piece on the block's fast path: OK, a positive term
+ * that is not an exact half under e (*inc its increment, at most 2^52
+ * units); TIE, a positive normal term that is one (its increments for both
+ * parities from eq_ord_term); SLOW, anything else (a negative term, a
+ * subnormal one, an infinity, a NaN, a larger increment), for which the
+ * chunk takes the general path. */
+#define SPLIT_TERM_OK 0
+#define SPLIT_TERM_TIE 1
+#define SPLIT_TERM_SLOW 2
+static __device__ __forceinline__ int split_term_fast(double x, int e, int64_t *inc)
+{
+    if (!(x > 0.0))
+        return SPLIT_TERM_SLOW;
+    const int a = eq_ord_term_fast(x, e, inc);
+    if (a == EQ_ORD_FAST_OK)
+        return *inc <= ((int64_t)1 << 52) ? SPLIT_TERM_OK : SPLIT_TERM_SLOW;
+    if (a == EQ_ORD_FAST_SLOW && eq_exp_field(x) != 0) {
+        const EqOrdRun r = eq_ord_term(x, e);
+        const int64_t big = (int64_t)1 << 52;
+        return r.d[0] >= 0 && r.d[1] >= 0 && r.d[0] <= big && r.d[1] <= big ? SPLIT_TERM_TIE
+                                                                            : SPLIT_TERM_SLOW;
+    }
+    return SPLIT_TERM_SLOW;
+}
+
+/*
+ * The pieces' runs of a split chunk whose run terms are all positive
+ * (split_term_fast, no SLOW term), by a block of NT threads, instead of
+ * the segmented scan of pair runs. With every increment >= 0, a piece's
+ * run for a start of parity s is (d, first, d): d its increments' total,
+ * first its head term's increment, the lowest and the highest prefix
+ * (poisoned where d exceeds EQ_ORD_CAP, as composition poisons); so it
+ * needs no prefix of runs, only of integers. A term that is not an exact
+ * half adds the same for both parities: those are the tie-free increments,
+ * whose exclusive prefix over the chunk (tf_base for this thread, tf_all
+ * in all) came with the heads' scan. An exact half's increment depends on
+ * the parity of the sum before it, which is the start's parity plus the
+ * tie-free increments of the piece before it plus the increments of the
+ * piece's earlier halves: a thread per piece walks its halves in term
+ * order. Up to SPLIT_TIES halves a chunk; with more, returns false (every
+ * thread alike) having written only what the general path writes the
+ * same (each piece's e, start and x). `mine`: the thread's tpt terms from
+ * term index t0, `base` the approximate prefix before them, prev_in the
+ * code before them, pb the pieces that start before them.
+ */
+template <typename Rec>
+static __device__ bool split_fast_pieces(const double *mine, int tpt, double base, int prev_in,
+                                         int pb, int np, long long tf_base, long long tf_all,
+                                         int t0, Rec *rec, SplitShared *sh)
+{
+    {
+        double cur = base;
+        long long pre = tf_base;
+        int c = prev_in, p = pb - 1;
+        for (int k = 0; k < tpt; k++) {
+            const double x = mine[k];
+            if (x == 0.0)
+                continue;
+            const int code = split_code(cur, x);
+            const bool head = code == EQ_CUDA_SPLIT_CROSS || code != c;
+            if (head) {
+                p++;
+                rec->p[p].e = code;
+                rec->p[p].start = t0 + k;
+                rec->p[p].x = x;
+                sh->pe[p] = code;
+                sh->pstart[p] = pre;
+            }
+            if (code != EQ_CUDA_SPLIT_CROSS) {
+                int64_t inc = 0;
+                if (split_term_fast(x, code, &inc) == SPLIT_TERM_OK) {
+                    if (head)
+                        sh->first[p][0] = sh->first[p][1] = inc;
+                    pre += inc;
+                } else {
+                    const EqOrdRun r = eq_ord_term(x, code);
+                    if (head) {
+                        sh->first[p][0] = r.d[0];
+                        sh->first[p][1] = r.d[1];
+                    }
+                    const int j = atomicAdd(&sh->ntie, 1);
+                    if (j < SPLIT_TIES)
+                        sh->tie[j] = SplitTie{ pre, r.d[0], r.d[1], p, t0 + k };
+                }
+            }
+            c = code;
+            cur += x;
+        }
+    }
+    __syncthreads();
+    const int nt = sh->ntie;
+    if (nt > SPLIT_TIES)
+        return false;
+    const int t = threadIdx.x;
+    if (nt > 0) {
+        /* the halves in term order: each by its rank */
+        if (t < nt) {
+            const int pos = sh->tie[t].pos;
+            int rank = 0;
+            for (int j = 0; j < nt; j++)
+                rank += sh->tie[j].pos < pos;
+            sh->sorted[rank] = sh->tie[t];
+        }
+        __syncthreads();
+    }
+    if (t < np && sh->pe[t] != EQ_CUDA_SPLIT_CROSS) {
+        const long long s0 = sh->pstart[t];
+        const long long tf_run = (t + 1 < np ? sh->pstart[t + 1] : tf_all) - s0;
+        EqOrdRun r;
+        for (int par = 0; par < 2; par++) {
+            long long acc = 0;
+            for (int j = 0; j < nt; j++) {
+                const SplitTie &h = sh->sorted[j];
+                if (h.p != t)
+                    continue;
+                const int odd = (int)((par + (h.pre - s0) + acc) & 1);
+                acc += odd ? h.r1 : h.r0;
+            }
+            const long long d = tf_run + acc;
+            if (d > EQ_ORD_CAP) {
+                r.d[par] = 0;
+                r.lo[par] = -EQ_ORD_POISON;
+                r.hi[par] = EQ_ORD_POISON;
+            } else {
+                r.d[par] = d;
+                r.lo[par] = sh->first[t][par];
+                r.hi[par] = d;
+            }
+        }
+        rec->p[t].run = r;
+    }
+    return true;
+}
 
 /*
  * NT threads (one warp, or a block of SPLIT_NT) split a staged chunk (row
@@ -510,6 +666,12 @@ static __device__ int split_chunk(const double *st, double approx, EqCudaSplit *
      * non-zero terms, and the heads after its first one (a crossing term,
      * or a code other than the one before) */
     int first = SPLIT_NOCODE, last = SPLIT_NOCODE, nh = 0;
+    /* the block's fast path (split_fast_pieces) takes a chunk whose terms
+     * in runs are all positive with increments of at most 2^52 units:
+     * here the thread's tie-free increments and whether it has such terms
+     * only */
+    long long tf = 0;
+    bool fast = true;
     {
         double cur = base;
         for (int k = 0; k < TPT; k++) {
@@ -522,6 +684,12 @@ static __device__ int split_chunk(const double *st, double approx, EqCudaSplit *
                     nh += e == EQ_CUDA_SPLIT_CROSS || e != last;
                 last = e;
                 cur += x;
+                if (NT > 32 && e != EQ_CUDA_SPLIT_CROSS) {
+                    int64_t inc;
+                    const int a = split_term_fast(x, e, &inc);
+                    fast = fast && a != SPLIT_TERM_SLOW;
+                    tf += a == SPLIT_TERM_OK ? inc : 0;
+                }
             }
         }
     }
@@ -538,24 +706,46 @@ static __device__ int split_chunk(const double *st, double approx, EqCudaSplit *
      * starts one when it crosses or its code is not prev_in), and before
      * it */
     nh += first != SPLIT_NOCODE && (first == EQ_CUDA_SPLIT_CROSS || first != prev_in);
-    int hx, np = 0;
-    const int incn = eqc_scan<NT>(
-        nh, sh ? sh->wint : nullptr, [](int a, int b) { return a + b; }, upi, &hx, &has,
-        NT > 32 ? &np : nullptr);
-    if (NT == 32)
+    int np = 0, pb;
+    long long tf_base = 0, tf_all = 0;
+    if (NT == 32) {
+        int hx;
+        const int incn = eqc_scan<NT>(
+            nh, (int *)nullptr, [](int a, int b) { return a + b; }, upi, &hx, &has);
         np = __shfl_sync(0xffffffffu, incn, 31);
-    const int pb = incn - nh;
+        pb = incn - nh;
+    } else {
+        /* the heads and the tie-free increments in one scan */
+        SplitHeads v = { tf, nh }, ex, all;
+        const SplitHeads inc = eqc_scan<NT>(
+            v, sh->whi,
+            [](const SplitHeads &a, const SplitHeads &b) {
+                return SplitHeads{ a.inc + b.inc, a.nh + b.nh };
+            },
+            [](const SplitHeads &a, int o) {
+                return SplitHeads{ (long long)__shfl_up_sync(0xffffffffu, a.inc, o),
+                                   __shfl_up_sync(0xffffffffu, a.nh, o) };
+            },
+            &ex, &has, &all);
+        np = all.nh;
+        pb = inc.nh - nh;
+        tf_base = inc.inc - tf;
+        tf_all = all.inc;
+    }
     if (np > EQ_CUDA_SPLIT_MAX)
         return -1;
     int slot = 0;
+    bool all_fast = false;
     if (NT == 32) {
         if (lane == 0)
             slot = atomicAdd(&counters[0], 1);
         slot = __shfl_sync(0xffffffffu, slot, 0);
     } else {
-        if (t == 0)
+        if (t == 0) {
             sh->slot = atomicAdd(&counters[0], 1);
-        __syncthreads();
+            sh->ntie = 0;
+        }
+        all_fast = __syncthreads_and(fast) != 0;
         slot = sh->slot;
     }
     if (slot >= pool_cap)
@@ -563,6 +753,9 @@ static __device__ int split_chunk(const double *st, double approx, EqCudaSplit *
     EqCudaSplit *rec = pool + slot;
     if (t == 0)
         rec->np = np;
+    if (NT > 32 && all_fast && split_fast_pieces(mine, TPT, base, prev_in, pb, np, tf_base,
+                                                 tf_all, row * 32 + q * TPT, rec, sh))
+        return slot;
 
     /* the pieces: runs of the stretches under their binades (the codes
      * formed again, the same values: keeping them from the pass above
@@ -962,7 +1155,7 @@ __global__ void __launch_bounds__(SPLIT_NT, 4)
 ord_small_chunks_kernel(const EqcSumTable *t, int *counters, double *chunk_sum,
                         unsigned char *zero, int *plan, double *approx, EqOrdRun *runs,
                         int *split_idx, EqCudaSplit *pool, int pool_cap, unsigned *ready,
-                        unsigned epoch, int no_fast, int late)
+                        unsigned epoch, int no_fast, int late, double *first_sum, int prewalk)
 {
     static_assert(SPLIT_NT == EQC_ORD_LANES, "a thread per chunk of a sum");
     __shared__ double stage[32 * RUNS_ROW];
@@ -1036,6 +1229,18 @@ ord_small_chunks_kernel(const EqcSumTable *t, int *counters, double *chunk_sum,
     if (count <= 0) {
         if (tid == 0)
             empty_chunk(g, e, runs, split_idx);
+    } else if (e == EQ_ORD_NONE && c == 0 && prewalk) {
+        /* a sum's first chunk starts from +0.0, which is known: the loop
+         * itself, here off the walk's chain, instead of a split record */
+        if (tid == 0) {
+            double x = 0.0;
+#pragma unroll 8
+            for (int i = 0; i < count; i++)
+                x += stage[(i >> 5) * RUNS_ROW + (i & 31)];
+            first_sum[s] = x;
+            runs[g] = eq_ord_poison();
+            split_idx[g] = EQC_SPLIT_PREWALKED;
+        }
     } else if (e == EQ_ORD_NONE) {
         split_by_block(stage, own_prefix, own_nz, g, runs, split_idx, pool, pool_cap, counters,
                        &sh);
@@ -1632,7 +1837,7 @@ __global__ void __launch_bounds__(EQC_ORD_LANES, 1)
 ord_walk_small_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs, EqOrdRun *seg,
                       int *seg_len, const unsigned char *zero, unsigned char *gzero,
                       const int *split_idx, const EqCudaSplit *pool, int *counters, double *out,
-                      int none_plan, int walk, int lie)
+                      int none_plan, int walk, int lie, const double *first_sum)
 {
     __shared__ SmallWalkShared sh;
     const int s = blockIdx.x, c = threadIdx.x, lane = c & 31, w = c >> 5;
@@ -1698,6 +1903,13 @@ ord_walk_small_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *run
      * its check is added by the whole block from the failing term on */
     double sum = 0.0;
     int c0 = 0;
+    if (nch > 0 && !none_plan && plan[off] == EQ_ORD_NONE &&
+        split_idx[off] == EQC_SPLIT_PREWALKED) {
+        /* the fused kernel added the first chunk (chunk 1 heads a segment:
+         * chunk 0 is planned term by term) */
+        sum = first_sum[s];
+        c0 = 1;
+    }
     while (c0 < nch) {
         if (w == 0) {
             double xs = sum;
@@ -1837,7 +2049,7 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
     const size_t need = EQC_READY_BYTES + (size_t)pool_cap * sizeof(EqCudaSplit) +
                         (size_t)total * (2 * sizeof(double) + 3 * sizeof(int) +
                                          2 * sizeof(EqOrdRun) + 1) +
-                        4 * sizeof(int) + (size_t)groups;
+                        (size_t)nsums * sizeof(double) + 4 * sizeof(int) + (size_t)groups;
     {
         /* a new allocation (its capacity changes) may hold anything, even
          * at the old address: its flags zeroed */
@@ -1877,7 +2089,8 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
         EqCudaSplit *pool = (EqCudaSplit *)(seg + total);
         double *chunk_sum = (double *)(pool + pool_cap);
         double *approx = chunk_sum + total;
-        int *again = (int *)(approx + total); /* chunks formed again */
+        double *first_sum = approx + total; /* a sum's first chunk, prewalked */
+        int *again = (int *)(first_sum + nsums); /* chunks formed again */
         unsigned *ready = (unsigned *)cuda->scratch[scratch].ptr;
         int *seg_len = again + total;
         int *split_idx = seg_len + total;
@@ -1915,7 +2128,8 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
             }
             ord_small_chunks_kernel<<<(unsigned)total, SPLIT_NT, 0, stream>>>(
                 dt, counters, chunk_sum, zero, plan, approx, runs, split_idx, pool, cap, ready,
-                cuda->sum_epoch, cuda->runs_no_fast, cuda->fused_late);
+                cuda->sum_epoch, cuda->runs_no_fast, cuda->fused_late, first_sum,
+                cuda->prewalk && !cuda->walk_no_split);
             EQC_CHECK_LAUNCH(cuda, "ord_small_chunks_kernel");
         } else if (reuse) {
             /* runs under the kept plan, with this frame's chunk sums; the
@@ -1962,7 +2176,7 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
                       launch_pdl(ord_walk_small_kernel, (unsigned)nsums, EQC_ORD_LANES, stream,
                                  dt, plan, runs, seg, seg_len, zero, gzero, split_idx, pool,
                                  counters, dout, cuda->walk_none_plan, cuda->walk_mode,
-                                 cuda->walk_lie));
+                                 cuda->walk_lie, (const double *)first_sum));
         } else {
             EQC_CHECK(cuda, EQC_SITE_LAUNCH,
                       launch_pdl(ord_segments_kernel, (unsigned)groups, EQC_ORD_SEG, stream, dt,
