@@ -165,6 +165,74 @@ done:
     return m;
 }
 
+/* --interleave: the exact and the tree sums frame by frame on one scorer
+ * (exact, then tree, on the same pair), so that whatever drifts during a
+ * run (clocks, the host's load) falls on both; median ms/frame of each in
+ * ms[0] (exact) and ms[1] (tree), CUDA-event medians in ev[] for device
+ * input. Returns -1 when scoring failed. */
+static int run_interleaved(EqScorer *sc, Pairs *p, int input, int warmup, int frames,
+                           double ms[2], double ev[2])
+{
+    double *t[2], *te[2];
+    cudaStream_t stream;
+    cudaEvent_t e0, e1;
+    EqScores out;
+    int rc = -1;
+
+    for (int m = 0; m < 2; m++) {
+        t[m] = malloc(sizeof(double) * (size_t)frames);
+        te[m] = malloc(sizeof(double) * (size_t)frames);
+    }
+    cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+    cudaEventCreate(&e0);
+    cudaEventCreate(&e1);
+    for (int i = -warmup; i < frames; i++) {
+        int k = (i + warmup) % NPAIRS;
+        for (int m = 0; m < 2; m++) {
+            eq_cuda_set_sum_mode(sc->cuda, m ? EQ_CUDA_SUM_TREE : EQ_CUDA_SUM_EXACT);
+            double t0 = now_ms();
+            int err;
+            if (input == IN_DEVICE) {
+                cudaEventRecord(e0, stream);
+                err = eq_scorer_score_device(sc, &p->dev[k][0], &p->dev[k][1], stream, &out);
+                cudaEventRecord(e1, stream);
+                cudaEventSynchronize(e1);
+            } else if (input == IN_PINNED) {
+                err = eq_scorer_score(sc, &p->pinned[k][0], &p->pinned[k][1], &out);
+            } else {
+                err = eq_scorer_score(sc, &p->host[k][0].f, &p->host[k][1].f, &out);
+            }
+            double t1 = now_ms();
+            if (err < 0) {
+                fprintf(stderr, "scoring failed: %s\n", eq_strerror(err));
+                goto done;
+            }
+            if (i >= 0) {
+                float ems = 0;
+                if (input == IN_DEVICE)
+                    cudaEventElapsedTime(&ems, e0, e1);
+                t[m][i] = t1 - t0;
+                te[m][i] = ems;
+            }
+        }
+    }
+    for (int m = 0; m < 2; m++) {
+        ms[m] = median(t[m], frames);
+        ev[m] = input == IN_DEVICE ? median(te[m], frames) : 0;
+    }
+    rc = 0;
+done:
+    eq_cuda_set_sum_mode(sc->cuda, EQ_CUDA_SUM_EXACT);
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    cudaStreamDestroy(stream);
+    for (int m = 0; m < 2; m++) {
+        free(t[m]);
+        free(te[m]);
+    }
+    return rc;
+}
+
 /* 1 when `name` is one of the comma-separated words of `list`. */
 static int has_name(const char *list, const char *name)
 {
@@ -197,7 +265,7 @@ static void *thread_main(void *v)
 
 int main(int argc, char **argv)
 {
-    int frames = 200, warmup = 20, profile = 0;
+    int frames = 200, warmup = 20, profile = 0, interleave = 0;
     const char *threads = NULL;
     const char *sizes = "576x324,1920x1080,3840x2160";
     const char *mlist = "psnr,ssim,ms_ssim,ssimulacra2";
@@ -216,10 +284,12 @@ int main(int argc, char **argv)
             threads = argv[++i];
         else if (!strcmp(argv[i], "--profile"))
             profile = 1; /* device input, exact sums only: for ncu */
+        else if (!strcmp(argv[i], "--interleave"))
+            interleave = 1; /* exact and tree frame by frame (run_interleaved) */
         else {
             fprintf(stderr,
                     "usage: %s [--frames N] [--warmup N] [--sizes WxH,...] "
-                    "[--metrics a,b] [--threads N,...]\n",
+                    "[--metrics a,b] [--threads N,...] [--profile] [--interleave]\n",
                     argv[0]);
             return 2;
         }
@@ -267,7 +337,17 @@ int main(int argc, char **argv)
                 eq_scorer_close(&sc);
                 continue;
             }
-            for (int in = IN_DEVICE; in <= IN_PAGEABLE; in++) {
+            for (int in = IN_DEVICE; interleave && in <= IN_PAGEABLE; in++) {
+                double ms[2], ev[2];
+                if (run_interleaved(sc, p, in, warmup, frames, ms, ev) < 0)
+                    return 1;
+                printf("%-10s %-12s %-14s %10.4f %10.4f %10.4f %8.3f interleaved (tree event "
+                       "%.4f, ex/tree %.3f)\n",
+                       sv, eq_metric_name(m), in_names[in], ms[0], ms[1], ev[0],
+                       ms[1] > 0 ? ms[0] / ms[1] : 0, ev[1], ev[1] > 0 ? ev[0] / ev[1] : 0);
+                fflush(stdout);
+            }
+            for (int in = IN_DEVICE; !interleave && in <= IN_PAGEABLE; in++) {
                 double ev_exact = 0, ev_tree = 0;
                 eq_cuda_set_sum_mode(sc->cuda, EQ_CUDA_SUM_EXACT);
                 double ex = run_config(sc, p, in, warmup, frames, &ev_exact);
