@@ -212,6 +212,8 @@ extern "C" int eq_cuda_open(EqCuda **out, const EqSettings *settings, const EqLo
         cuda->fused = fused && !strcmp(fused, "off") ? 0 : fused && !strcmp(fused, "on") ? 1 : -1;
         const char *prewalk = getenv(EQ_CUDA_PREWALK_ENV);
         cuda->prewalk = !(prewalk && !strcmp(prewalk, "off"));
+        const char *early = getenv(EQ_CUDA_EARLYWALK_ENV);
+        cuda->early_walk = !(early && !strcmp(early, "off"));
         const char *plan = getenv(EQ_CUDA_PLAN_ENV);
         cuda->plan_reuse = !(plan && !strcmp(plan, "fresh"));
         const char *bands = getenv(EQ_CUDA_BANDS_ENV);

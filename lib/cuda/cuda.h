@@ -101,6 +101,12 @@ int eq_cuda_device_available(char *why, size_t why_size);
  * for the walk, as the other chunks planned term by term. The same bits
  * either way (for tools/bench_cuda). */
 #define EQ_CUDA_PREWALK_ENV "EXACTQUALITY_CUDA_PREWALK"
+/* That kernel lets the small walk's launch go ahead as soon as all its
+ * blocks run (griddepcontrol.launch_dependents), so that the walk's few
+ * blocks wait resident, and start the moment it completes (the walk's
+ * griddepcontrol.wait still waits for its completion and writes): "off"
+ * launches the walk when it ends. The same bits either way. */
+#define EQ_CUDA_EARLYWALK_ENV "EXACTQUALITY_CUDA_EARLYWALK"
 #define EQ_CUDA_BANDS_ENV "EXACTQUALITY_CUDA_BANDS"
 /* SSIMULACRA2 launches scale 0's sums on the third stream (the greatest
  * priority, as the other scales' sums) after its column blur; "stream"

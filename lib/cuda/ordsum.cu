@@ -14,11 +14,12 @@
 
 /* Programmatic dependent launch (sm_90): the engine's kernels after the
  * first are launched with programmatic stream serialization, so that the
- * next kernel's launch is prepared while this one's last blocks run. No
- * block triggers that launch early (griddepcontrol.launch_dependents):
- * the next kernel's blocks would then sit waiting on multiprocessors that
- * other streams' kernels could use, which on the H200 was slower
- * (docs/performance.md, session 9). Every kernel launched so waits, before
+ * next kernel's launch is prepared while this one's last blocks run. Only
+ * the fused small-launch kernel triggers that launch early
+ * (griddepcontrol.launch_dependents), for the small walk's few blocks
+ * (EQ_CUDA_EARLYWALK_ENV, session 22): a large kernel's followers would
+ * sit waiting on multiprocessors that other streams' kernels could use,
+ * which on the H200 was slower (docs/performance.md, session 9). Every kernel launched so waits, before
  * its first read of anything the kernel before wrote, until that kernel has
  * completed and its writes are visible (griddepcontrol.wait: the stream
  * order's guarantee). Launched the ordinary way, the wait does nothing. */
@@ -1155,7 +1156,8 @@ __global__ void __launch_bounds__(SPLIT_NT, 4)
 ord_small_chunks_kernel(const EqcSumTable *t, int *counters, double *chunk_sum,
                         unsigned char *zero, int *plan, double *approx, EqOrdRun *runs,
                         int *split_idx, EqCudaSplit *pool, int pool_cap, unsigned *ready,
-                        unsigned epoch, int no_fast, int late, double *first_sum, int prewalk)
+                        unsigned epoch, int no_fast, int late, double *first_sum, int prewalk,
+                        int early_walk)
 {
     static_assert(SPLIT_NT == EQC_ORD_LANES, "a thread per chunk of a sum");
     __shared__ double stage[32 * RUNS_ROW];
@@ -1165,6 +1167,12 @@ ord_small_chunks_kernel(const EqcSumTable *t, int *counters, double *chunk_sum,
     __shared__ double own, own_prefix;
     __shared__ int own_nz, own_plan;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    /* the small walk after it may launch now (EQ_CUDA_EARLYWALK_ENV): its
+     * blocks wait in griddepcontrol.wait for this kernel's end, on
+     * multiprocessors that this launch's blocks, all running by then,
+     * leave over */
+    if (early_walk)
+        asm volatile("griddepcontrol.launch_dependents;");
     if (tid == 0)
         ticket = atomicAdd(&counters[4], 1);
     __syncthreads();
@@ -2129,7 +2137,7 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
             ord_small_chunks_kernel<<<(unsigned)total, SPLIT_NT, 0, stream>>>(
                 dt, counters, chunk_sum, zero, plan, approx, runs, split_idx, pool, cap, ready,
                 cuda->sum_epoch, cuda->runs_no_fast, cuda->fused_late, first_sum,
-                cuda->prewalk && !cuda->walk_no_split);
+                cuda->prewalk && !cuda->walk_no_split, cuda->early_walk);
             EQC_CHECK_LAUNCH(cuda, "ord_small_chunks_kernel");
         } else if (reuse) {
             /* runs under the kept plan, with this frame's chunk sums; the
