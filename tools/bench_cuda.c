@@ -112,6 +112,55 @@ static void free_pairs(Pairs *p)
 enum { IN_DEVICE, IN_PINNED, IN_PAGEABLE };
 static const char *in_names[] = {"device", "host-pinned", "host-pageable"};
 
+/* Scores pair k once from `input`: *wall the host's ms around the call,
+ * *ev the CUDA-event ms for device input (0 otherwise). */
+typedef struct Timer {
+    cudaStream_t stream;
+    cudaEvent_t e0, e1;
+} Timer;
+
+static int score_once(EqScorer *sc, Pairs *p, int k, int input, Timer *tm, double *wall,
+                      double *ev)
+{
+    EqScores out;
+    int err;
+    float ms = 0;
+    double t0 = now_ms();
+    if (input == IN_DEVICE) {
+        cudaEventRecord(tm->e0, tm->stream);
+        err = eq_scorer_score_device(sc, &p->dev[k][0], &p->dev[k][1], tm->stream, &out);
+        cudaEventRecord(tm->e1, tm->stream);
+        cudaEventSynchronize(tm->e1);
+    } else if (input == IN_PINNED) {
+        err = eq_scorer_score(sc, &p->pinned[k][0], &p->pinned[k][1], &out);
+    } else {
+        err = eq_scorer_score(sc, &p->host[k][0].f, &p->host[k][1].f, &out);
+    }
+    *wall = now_ms() - t0;
+    if (err < 0) {
+        fprintf(stderr, "scoring failed: %s\n", eq_strerror(err));
+        return err;
+    }
+    if (input == IN_DEVICE)
+        cudaEventElapsedTime(&ms, tm->e0, tm->e1);
+    *ev = ms;
+    return 0;
+}
+
+static void timer_open(Timer *tm)
+{
+    cudaStreamCreateWithFlags(&tm->stream, cudaStreamNonBlocking);
+    cudaEventCreate(&tm->e0);
+    cudaEventCreate(&tm->e1);
+}
+
+static void timer_close(Timer *tm)
+{
+    cudaEventDestroy(tm->e0);
+    cudaEventDestroy(tm->e1);
+    cudaStreamDestroy(tm->stream);
+}
+
 /* Median ms/frame of one configuration; *ev_ms gets the CUDA-event median
  * for device input. */
 static double run_config(EqScorer *sc, Pairs *p, int input, int warmup, int frames,
@@ -119,47 +168,23 @@ static double run_config(EqScorer *sc, Pairs *p, int input, int warmup, int fram
 {
     double *t = malloc(sizeof(double) * (size_t)frames);
     double *te = malloc(sizeof(double) * (size_t)frames);
-    cudaStream_t stream;
-    cudaEvent_t e0, e1;
-    EqScores out;
+    Timer tm;
     double m = -1;
 
-    cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
-    cudaEventCreate(&e0);
-    cudaEventCreate(&e1);
+    timer_open(&tm);
     for (int i = -warmup; i < frames; i++) {
-        int k = (i + warmup) % NPAIRS;
-        double t0 = now_ms();
-        int err;
-        if (input == IN_DEVICE) {
-            cudaEventRecord(e0, stream);
-            err = eq_scorer_score_device(sc, &p->dev[k][0], &p->dev[k][1], stream, &out);
-            cudaEventRecord(e1, stream);
-            cudaEventSynchronize(e1);
-        } else if (input == IN_PINNED) {
-            err = eq_scorer_score(sc, &p->pinned[k][0], &p->pinned[k][1], &out);
-        } else {
-            err = eq_scorer_score(sc, &p->host[k][0].f, &p->host[k][1].f, &out);
-        }
-        double t1 = now_ms();
-        if (err < 0) {
-            fprintf(stderr, "scoring failed: %s\n", eq_strerror(err));
+        double wall, ev;
+        if (score_once(sc, p, (i + warmup) % NPAIRS, input, &tm, &wall, &ev) < 0)
             goto done;
-        }
         if (i >= 0) {
-            t[i] = t1 - t0;
-            float ms = 0;
-            if (input == IN_DEVICE)
-                cudaEventElapsedTime(&ms, e0, e1);
-            te[i] = ms;
+            t[i] = wall;
+            te[i] = ev;
         }
     }
     m = median(t, frames);
     *ev_ms = input == IN_DEVICE ? median(te, frames) : 0;
 done:
-    cudaEventDestroy(e0);
-    cudaEventDestroy(e1);
-    cudaStreamDestroy(stream);
+    timer_close(&tm);
     free(t);
     free(te);
     return m;
@@ -174,45 +199,23 @@ static int run_interleaved(EqScorer *sc, Pairs *p, int input, int warmup, int fr
                            double ms[2], double ev[2])
 {
     double *t[2], *te[2];
-    cudaStream_t stream;
-    cudaEvent_t e0, e1;
-    EqScores out;
+    Timer tm;
     int rc = -1;
 
     for (int m = 0; m < 2; m++) {
         t[m] = malloc(sizeof(double) * (size_t)frames);
         te[m] = malloc(sizeof(double) * (size_t)frames);
     }
-    cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
-    cudaEventCreate(&e0);
-    cudaEventCreate(&e1);
+    timer_open(&tm);
     for (int i = -warmup; i < frames; i++) {
-        int k = (i + warmup) % NPAIRS;
         for (int m = 0; m < 2; m++) {
+            double wall, e;
             eq_cuda_set_sum_mode(sc->cuda, m ? EQ_CUDA_SUM_TREE : EQ_CUDA_SUM_EXACT);
-            double t0 = now_ms();
-            int err;
-            if (input == IN_DEVICE) {
-                cudaEventRecord(e0, stream);
-                err = eq_scorer_score_device(sc, &p->dev[k][0], &p->dev[k][1], stream, &out);
-                cudaEventRecord(e1, stream);
-                cudaEventSynchronize(e1);
-            } else if (input == IN_PINNED) {
-                err = eq_scorer_score(sc, &p->pinned[k][0], &p->pinned[k][1], &out);
-            } else {
-                err = eq_scorer_score(sc, &p->host[k][0].f, &p->host[k][1].f, &out);
-            }
-            double t1 = now_ms();
-            if (err < 0) {
-                fprintf(stderr, "scoring failed: %s\n", eq_strerror(err));
+            if (score_once(sc, p, (i + warmup) % NPAIRS, input, &tm, &wall, &e) < 0)
                 goto done;
-            }
             if (i >= 0) {
-                float ems = 0;
-                if (input == IN_DEVICE)
-                    cudaEventElapsedTime(&ems, e0, e1);
-                t[m][i] = t1 - t0;
-                te[m][i] = ems;
+                t[m][i] = wall;
+                te[m][i] = e;
             }
         }
     }
@@ -223,9 +226,7 @@ static int run_interleaved(EqScorer *sc, Pairs *p, int input, int warmup, int fr
     rc = 0;
 done:
     eq_cuda_set_sum_mode(sc->cuda, EQ_CUDA_SUM_EXACT);
-    cudaEventDestroy(e0);
-    cudaEventDestroy(e1);
-    cudaStreamDestroy(stream);
+    timer_close(&tm);
     for (int m = 0; m < 2; m++) {
         free(t[m]);
         free(te[m]);
