@@ -19,10 +19,11 @@
  * (griddepcontrol.launch_dependents), for the small walk's few blocks
  * (EQ_CUDA_EARLYWALK_ENV, session 22): a large kernel's followers would
  * sit waiting on multiprocessors that other streams' kernels could use,
- * which on the H200 was slower (docs/performance.md, session 9). Every kernel launched so waits, before
- * its first read of anything the kernel before wrote, until that kernel has
- * completed and its writes are visible (griddepcontrol.wait: the stream
- * order's guarantee). Launched the ordinary way, the wait does nothing. */
+ * which on the H200 was slower (docs/performance.md, session 9). Every
+ * kernel launched so waits, before its first read of anything the kernel
+ * before wrote, until that kernel has completed and its writes are
+ * visible (griddepcontrol.wait: the stream order's guarantee). Launched
+ * the ordinary way, the wait does nothing. */
 static __device__ __forceinline__ void pdl_wait(void)
 {
     asm volatile("griddepcontrol.wait;" ::: "memory");
@@ -447,8 +448,6 @@ static __device__ __forceinline__ int split_code(double cur, double x)
     return e == EQ_ORD_NONE ? EQ_CUDA_SPLIT_CROSS : e;
 }
 
-/* The scratch of a split chunk formed by a whole block (split_chunk with
- * NT > 32). */
 #define SPLIT_TIES 16 /* exact halves a chunk may hold on the block's fast path */
 struct SplitTie {
     long long pre; /* tie-free increments of the chunk before the term */
@@ -459,6 +458,8 @@ struct SplitHeads {
     long long inc; /* tie-free increments */
     int nh;        /* piece heads */
 };
+/* The scratch of a split chunk formed by a whole block (split_chunk with
+ * NT > 32). */
 struct SplitShared {
     double base[32];
     EqOrdSegRun wseg[SPLIT_NT / 32];
