@@ -283,7 +283,7 @@ static double device_walk(const double *x, size_t n, const int *plan, const EqOr
                 }
             }
             size_t end = k + (size_t)(len > 1 ? len : 1);
-            const int finite = ((eq_bits(sum) >> 52) & 0x7ff) != 0x7ff;
+            const int finite = eq_exp_field(sum) != 0x7ff;
             while (k < end) {
                 if (zero[k] && finite) {
                     dc->zero++;

@@ -521,10 +521,11 @@ static __device__ __forceinline__ int split_term_fast(double x, int e, int64_t *
  * term index t0, `base` the approximate prefix before them, prev_in the
  * code before them, pb the pieces that start before them.
  */
-template <typename Rec>
-static __device__ bool split_fast_pieces(const double *mine, int tpt, double base, int prev_in,
-                                         int pb, int np, long long tf_base, long long tf_all,
-                                         int t0, Rec *rec, SplitShared *sh)
+static __device__ __forceinline__ bool split_fast_pieces(const double *mine, int tpt,
+                                                         double base, int prev_in, int pb,
+                                                         int np, long long tf_base,
+                                                         long long tf_all, int t0,
+                                                         EqCudaSplit *rec, SplitShared *sh)
 {
     {
         double cur = base;

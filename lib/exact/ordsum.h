@@ -638,7 +638,7 @@ EQ_HD static inline int eq_ord_apply_try(double s, const EqOrdRun *r, int e, dou
     d = neg ? -d0 : d0;
     lo = neg ? -hi0 : lo0;
     hi = neg ? -lo0 : hi0;
-    ok = eq_ord_check((int)((b >> 52) & 0x7ff), e, m, lo, hi);
+    ok = eq_ord_check(eq_exp_field(s), e, m, lo, hi);
     m += d;
     *next = eq_from_bits((b & ~EQ_ORD_MANT_MASK) | ((uint64_t)m & EQ_ORD_MANT_MASK));
     return ok;

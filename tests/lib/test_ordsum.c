@@ -69,7 +69,7 @@ static void fast_term(double x, int e)
     int64_t inc = 12345;
     int a = eq_ord_term_fast(x, e, &inc);
     int poisoned = r.lo[0] == -EQ_ORD_POISON && r.hi[0] == EQ_ORD_POISON;
-    int subnormal = ((eq_bits(x) >> 52) & 0x7ff) == 0 && x != 0.0;
+    int subnormal = eq_exp_field(x) == 0 && x != 0.0;
     int ok;
 
     if (poisoned)
