@@ -174,9 +174,9 @@ for s in $steps; do
       mut fusedflags 's/unsigned \*ready = (unsigned \*)cuda->scratch\[scratch\].ptr;/unsigned *ready = (unsigned *)again;/'
       mut prewalk 's/        sum = first_sum\[s\];/        sum = 0.0;/'
       mut prewalkn 's/            for (int i = 0; i < count; i++)$/            for (int i = 0; i < count - 1; i++)/'
-      mut fasttie 's/const int odd = (int)((par + (h.pre - s0) + acc) \& 1);/const int odd = par;/'
-      mut fastpre 's/const int odd = (int)((par + (h.pre - s0) + acc) \& 1);/const int odd = (int)((par + h.pre + acc) \& 1);/'
-      mut fastfirst 's/                r.lo\[par\] = sh->first\[t\]\[par\];/                r.lo[par] = sh->first[t][0];/'
+      mut fasttie 's/const int odd = eq_ord_rising_parity(par, h.pre - s0, acc);/const int odd = par;/'
+      mut fastpre 's/eq_ord_rising_parity(par, h.pre - s0, acc)/eq_ord_rising_parity(par, h.pre, acc)/'
+      mut fastfirst 's/tf_run + acc, sh->first\[t\]\[par\]);/tf_run + acc, sh->first[t][0]);/'
       # the tie-free run's arithmetic (lib/exact/ordsum.h, eq_ord_run_scaled1),
       # red in the ordsum stage: one of its four interleaved totals left out,
       # no lane flagged for a negative term, no exact half flagged, no lane

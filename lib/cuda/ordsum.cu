@@ -504,22 +504,20 @@ static __device__ __forceinline__ int split_term_fast(double x, int e, int64_t *
 /*
  * The pieces' runs of a split chunk whose run terms are all positive
  * (split_term_fast, no SLOW term), by a block of NT threads, instead of
- * the segmented scan of pair runs. With every increment >= 0, a piece's
- * run for a start of parity s is (d, first, d): d its increments' total,
- * first its head term's increment, the lowest and the highest prefix
- * (poisoned where d exceeds EQ_ORD_CAP, as composition poisons); so it
- * needs no prefix of runs, only of integers. A term that is not an exact
- * half adds the same for both parities: those are the tie-free increments,
- * whose exclusive prefix over the chunk (tf_base for this thread, tf_all
- * in all) came with the heads' scan. An exact half's increment depends on
- * the parity of the sum before it, which is the start's parity plus the
- * tie-free increments of the piece before it plus the increments of the
- * piece's earlier halves: a thread per piece walks its halves in term
- * order. Up to SPLIT_TIES halves a chunk; with more, returns false (every
- * thread alike) having written only what the general path writes the
- * same (each piece's e, start and x). `mine`: the thread's tpt terms from
- * term index t0, `base` the approximate prefix before them, prev_in the
- * code before them, pb the pieces that start before them.
+ * the segmented scan of pair runs. Each piece is a rising stretch
+ * (lib/exact/ordsum.h: eq_ord_rising_parity, eq_ord_rising_entry, held to
+ * eq_ord_push by test_ordsum): its run needs no prefix of runs, only of
+ * integers. A term that is not an exact half adds the same for both
+ * parities: those are the tie-free increments, whose exclusive prefix over
+ * the chunk (tf_base for this thread, tf_all in all) came with the heads'
+ * scan; a piece's own are the difference of two such prefixes. A thread
+ * per piece walks its exact halves in term order, each taking its
+ * increment for the parity of the sum before it. Up to SPLIT_TIES halves a
+ * chunk; with more, returns false (every thread alike) having written only
+ * what the general path writes the same (each piece's e, start and x).
+ * `mine`: the thread's tpt terms from term index t0, `base` the
+ * approximate prefix before them, prev_in the code before them, pb the
+ * pieces that start before them.
  */
 static __device__ __forceinline__ bool split_fast_pieces(const double *mine, int tpt,
                                                          double base, int prev_in, int pb,
@@ -592,19 +590,10 @@ static __device__ __forceinline__ bool split_fast_pieces(const double *mine, int
                 const SplitTie &h = sh->sorted[j];
                 if (h.p != t)
                     continue;
-                const int odd = (int)((par + (h.pre - s0) + acc) & 1);
+                const int odd = eq_ord_rising_parity(par, h.pre - s0, acc);
                 acc += odd ? h.r1 : h.r0;
             }
-            const long long d = tf_run + acc;
-            if (d > EQ_ORD_CAP) {
-                r.d[par] = 0;
-                r.lo[par] = -EQ_ORD_POISON;
-                r.hi[par] = EQ_ORD_POISON;
-            } else {
-                r.d[par] = d;
-                r.lo[par] = sh->first[t][par];
-                r.hi[par] = d;
-            }
+            eq_ord_rising_entry(&r, par, tf_run + acc, sh->first[t][par]);
         }
         rec->p[t].run = r;
     }

@@ -582,6 +582,57 @@ EQ_HD static inline EqOrdRun eq_ord_run_monotone(double total, double first)
     return eq_ord_run_from1(a);
 }
 
+/*
+ * A rising stretch: terms under one binade whose increments are all >= 0
+ * (each at most 2^52 units, so that no total below overflows), such as a
+ * chunk's run piece on the device's fast split (lib/cuda/ordsum.cu). Its
+ * prefixes rise, so its run for a start of parity p is (d, first, d): d
+ * the total increment, first the first term's increment for parity p (the
+ * lowest prefix), d again the highest; composing the terms one by one
+ * (eq_ord_push) gives the same, poisoned where d passes EQ_ORD_CAP as
+ * composition poisons. A term that is not an exact half adds the same for
+ * both parities; those adds are the stretch's tie-free total. An exact
+ * half's increment depends on the parity of the sum before it: the start's
+ * parity p plus the tie-free increments before it in the stretch plus the
+ * increments of the halves before it. So the stretch needs only integer
+ * prefixes: the tie-free total, and its halves walked in term order from
+ * acc = 0, each adding its increment for eq_ord_rising_parity; then
+ * eq_ord_rising_entry with d = tie-free total + acc.
+ */
+
+/* The parity (0 even, 1 odd) of the sum before an exact half of a rising
+ * stretch started at parity p: `before` the stretch's tie-free increments
+ * before the half, acc the increments of its earlier halves. The half then
+ * adds its increment for that parity (eq_ord_term's d[0] or d[1]) to acc. */
+EQ_HD static inline int eq_ord_rising_parity(int p, int64_t before, int64_t acc)
+{
+#if EQ_ORDSUM_MUTATION == 7
+    return (int)((p + acc) & 1); /* mutation: tie-free increments not counted */
+#else
+    return (int)((p + before + acc) & 1);
+#endif
+}
+
+/* Sets the entries for a start of parity p of a rising stretch's run: d its
+ * total increment from that start, first its first term's increment from
+ * it. */
+EQ_HD static inline void eq_ord_rising_entry(EqOrdRun *r, int p, int64_t d, int64_t first)
+{
+    if (d > EQ_ORD_CAP) {
+        r->d[p] = 0;
+        r->lo[p] = -EQ_ORD_POISON;
+        r->hi[p] = EQ_ORD_POISON;
+    } else {
+        r->d[p] = d;
+#if EQ_ORDSUM_MUTATION == 8
+        r->lo[p] = 0; /* mutation: the start counted as a prefix */
+#else
+        r->lo[p] = first;
+#endif
+        r->hi[p] = d;
+    }
+}
+
 /* The entries of run r for a start of parity p (0 even, 1 odd), picked by
  * selects, as in eq_ord_compose. */
 EQ_HD static inline void eq_ord_pick(const EqOrdRun *r, int p, int64_t *d, int64_t *lo, int64_t *hi)

@@ -8,6 +8,8 @@
  *    ties and every exponent gap, both parities, both signs;
  * 2. composition: associative (tree == sequential == any split), and a
  *    composed run applied in one step equals the loop whenever it applies;
+ *    the runs of tie-free, monotone and rising stretches from integer
+ *    totals equal the composed runs;
  * 3. the whole pipeline in the device layout against the loop on many kinds
  *    of input times plans times layouts.
  *
@@ -524,6 +526,74 @@ static void monotone_lanes(long rounds)
            used, rounds - used);
 }
 
+/* A rising stretch (eq_ord_rising_parity, eq_ord_rising_entry): positive
+ * terms with increments of at most 2^52 units, exact halves among them,
+ * some long enough to pass EQ_ORD_CAP. The run from integer prefixes, as
+ * the device's fast split forms a piece's run, against the terms pushed one
+ * by one. */
+static void rising_stretches(long rounds)
+{
+    long k, ties = 0, odd_before = 0, poisoned = 0, mismatches = 0;
+    for (k = 0; k < rounds; k++) {
+        double x[1024];
+        /* one in four: up to 8 terms, mostly of about 2^52 units, whose
+         * total straddles the cap (4 such terms reach it) */
+        const int big = (rnd() % 4) == 0, e = (int)(rnd() % 81) - 40;
+        const int n = 1 + (int)(rnd() % (big ? 8 : 1024));
+        const double u = ldexp(1.0, e - 52);
+        int64_t tf = 0, acc[2] = { 0, 0 }, first[2] = { 0, 0 };
+        EqOrdRun want, got;
+        int i, p;
+        for (i = 0; i < n; i++) {
+            const unsigned kind = (unsigned)(rnd() % 8);
+            if (kind == 0) /* an exact half: (2j + 1) / 2 units */
+                x[i] = ldexp((double)(2 * (rnd() >> (13 + rnd() % 40)) + 1), e - 53);
+            else if (big) /* 2^52 units or just below */
+                x[i] = ldexp(1.0, e) - u * (double)(rnd() % 3);
+            else /* from below 1/2 unit up to about 2^40 */
+                x[i] = u * ldexp(rnd01() + 0x1p-30, (int)(rnd() % 42) - 1);
+        }
+        for (i = 0; i < n; i++) {
+            int64_t inc = 0;
+            const int a = eq_ord_term_fast(x[i], e, &inc);
+            CHECK(x[i] > 0.0 && a != EQ_ORD_FAST_POISON);
+            if (a == EQ_ORD_FAST_OK) {
+                CHECK(inc >= 0 && inc <= ((int64_t)1 << 52));
+                if (i == 0)
+                    first[0] = first[1] = inc;
+                tf += inc;
+            } else {
+                const EqOrdRun r = eq_ord_term(x[i], e);
+                CHECK(r.d[0] != r.d[1]);
+                if (i == 0) {
+                    first[0] = r.d[0];
+                    first[1] = r.d[1];
+                }
+                for (p = 0; p < 2; p++)
+                    acc[p] += eq_ord_rising_parity(p, tf, acc[p]) ? r.d[1] : r.d[0];
+                ties++;
+                odd_before += tf & 1;
+            }
+        }
+        for (p = 0; p < 2; p++)
+            eq_ord_rising_entry(&got, p, tf + acc[p], first[p]);
+        want = eq_ord_run_terms(x, n, 1, e);
+        if (!run_eq(&want, &got) && mismatches++ < 3)
+            printf("rising stretch %ld: n=%d e=%d x[0]=%a: pushed d %lld/%lld lo %lld/%lld, "
+                   "rising d %lld/%lld lo %lld/%lld\n",
+                   k, n, e, x[0], (long long)want.d[0], (long long)want.d[1],
+                   (long long)want.lo[0], (long long)want.lo[1], (long long)got.d[0],
+                   (long long)got.d[1], (long long)got.lo[0], (long long)got.lo[1]);
+        CHECK(run_eq(&want, &got));
+        poisoned += want.lo[0] == -EQ_ORD_POISON;
+    }
+    printf("rising stretches: %ld, %ld exact halves (%ld after an odd tie-free total), "
+           "%ld poisoned, %ld mismatches\n",
+           rounds, ties, odd_before, poisoned, mismatches);
+    CHECK(ties > rounds && odd_before > rounds / 4 && poisoned > rounds / 20);
+    CHECK(poisoned < rounds / 2);
+}
+
 /* ------------------------------------------------------------------ */
 /* 3. The pipeline against the loop                                     */
 
@@ -962,5 +1032,6 @@ int main(void)
     monotone_lanes(2000);
     pipeline();
     random_cases(1500);
+    rising_stretches(3000); /* last: the cases above keep their seeded inputs */
     return eqtest_done();
 }
