@@ -26,11 +26,18 @@ EQ_HD static inline double eq_from_bits(uint64_t b)
     return x;
 }
 
-/* x's biased exponent field (0: zero or subnormal, 0x7ff: infinity or
- * NaN, else the binade + 1023). */
+/* The biased exponent field of the double whose bits are b (0: zero or
+ * subnormal, 0x7ff: infinity or NaN, else the binade + 1023); for a
+ * caller that holds the bits already. */
+EQ_HD static inline int eq_exp_field_bits(uint64_t b)
+{
+    return (int)((b >> 52) & 0x7ff);
+}
+
+/* x's biased exponent field (eq_exp_field_bits). */
 EQ_HD static inline int eq_exp_field(double x)
 {
-    return (int)((eq_bits(x) >> 52) & 0x7ff);
+    return eq_exp_field_bits(eq_bits(x));
 }
 
 /* 2^k for -1022 <= k <= 1023, from its bits. */

@@ -167,7 +167,7 @@ EQ_HD static inline EqOrdRun eq_ord_poison(void)
 EQ_HD static inline int eq_ord_term_parts(double x, int e, int64_t *q, int *tie, int64_t *neg)
 {
     uint64_t b = eq_bits(x);
-    int bx = (int)((b >> 52) & 0x7ff);
+    int bx = eq_exp_field_bits(b);
     uint64_t mant = b & EQ_ORD_MANT_MASK, rem, half;
     int sh;
 
@@ -247,7 +247,7 @@ EQ_HD static inline EqOrdRun eq_ord_term(double x, int e)
 EQ_HD static inline int eq_ord_term_fast(double x, int e, int64_t *r)
 {
     uint64_t b = eq_bits(x);
-    int bx = (int)((b >> 52) & 0x7ff);
+    int bx = eq_exp_field_bits(b);
     int sh = (e + 1023) - bx, shc;
     int64_t q;
     double t, tm, diff;
