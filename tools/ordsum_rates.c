@@ -36,7 +36,9 @@
  *     cuda): the plan from the device's prefix grouping and
  *     eq_ord_plan_chunk(), zero chunks stepped over, and a failed chunk
  *     added by eqc_block_exact_add's algorithm (the run of the longest
- *     prefix that passes, then one plain add, repeated);
+ *     prefix that passes, then one plain add, repeated); in the launches
+ *     the device fuses (ord_small_chunks_kernel), a sum's first chunk
+ *     planned term by term is added before the walk (the prewalk);
  * and CHECKs that all of them give the loop's bits (and, for SSIMULACRA2,
  * the bits of the CPU's own eq_s2_sums_c; for SSIM, of dsp.frame_sums).
  * Prints one Markdown table row per metric and sum kind (per scale with
@@ -71,7 +73,7 @@ typedef struct Tally {
     /* host pipeline */
     size_t h_failed, h_seg_tried, h_seg_applied, h_pieces, h_pieces_plain, h_plain, h_checks;
     /* device model */
-    size_t d_zero, d_failed, d_seg_tried, d_seg_applied, d_checks, d_scans, d_plain;
+    size_t d_zero, d_failed, d_prewalked, d_seg_tried, d_seg_applied, d_checks, d_scans, d_plain;
     /* the sums themselves: mean (sum / n) range, negative sums */
     double mean_lo, mean_hi;
     size_t negative;
@@ -208,8 +210,33 @@ static void device_plan(const double *chunk_sum, size_t nch, int *plan)
 }
 
 typedef struct DevCount {
-    size_t zero, failed, seg_tried, seg_applied, checks, scans, plain;
+    size_t zero, failed, prewalked, seg_tried, seg_applied, checks, scans, plain;
 } DevCount;
+
+/* The device fuses a launch of sums (lib/cuda/ordsum.cu: every sum of at
+ * most EQC_ORD_LANES chunks, the launch of at most EQC_FUSED_MAX, exact
+ * mode): one kernel forms its chunk sums, plan and runs, and there a sum's
+ * first chunk, when it is planned term by term, is added where it is
+ * staged, with the plain adds from +0.0 (its start is known), and the walk
+ * starts at chunk 1 (the prewalk, EQ_CUDA_PREWALK_ENV). The launches are
+ * the metrics' (lib/cuda/ssim.cu, ms_ssim.cu, ssimulacra2.cu): float_ssim's
+ * 4 sums; float_ms_ssim's 15; SSIMULACRA2's 18 of scale 0, and those of
+ * scales 1.. in a second launch. */
+#define DEV_ORD_LANES 256
+#define DEV_FUSED_MAX 2048
+static int launch_fused; /* the sums measured next are in a fused launch */
+
+/* Whether a launch of `count` sums of n[0], n[1], ... terms is fused. */
+static int fused_launch(const size_t *n, int count)
+{
+    size_t total = 0, most = 0;
+    for (int i = 0; i < count; i++) {
+        const size_t c = eq_ordsum_nchunks(n[i], &layout);
+        total += c;
+        most = c > most ? c : most;
+    }
+    return most <= DEV_ORD_LANES && total <= DEV_FUSED_MAX;
+}
 
 /* eqc_block_exact_add (lib/cuda/ordsum.cuh), one thread: while s is +0.0
  * the first non-zero term is added; while s has no binade one plain add;
@@ -261,14 +288,22 @@ static double block_exact_add(double s, const double *v, int count, DevCount *dc
 }
 
 /* ord_walk_kernel: segments, then chunks (zero chunks stepped over while s
- * is finite), a failing chunk by block_exact_add. */
+ * is finite), a failing chunk by block_exact_add; with `prewalk` (a fused
+ * launch) a first chunk planned term by term added before. */
 static double device_walk(const double *x, size_t n, const int *plan, const EqOrdRun *runs,
                           const EqOrdRun *seg, const int *seg_len, const unsigned char *zero,
-                          DevCount *dc)
+                          int prewalk, DevCount *dc)
 {
     size_t ct = eq_ordsum_chunk_terms(&layout), nch = eq_ordsum_nchunks(n, &layout);
     double sum = 0.0;
     size_t c = 0;
+    if (prewalk && nch > 0 && plan[0] == EQ_ORD_NONE) {
+        const size_t count = n < ct ? n : ct;
+        for (size_t i = 0; i < count; i++)
+            sum += x[i];
+        dc->prewalked++;
+        c = 1;
+    }
     while (c < nch) {
         size_t k = c;
         while (k < nch) {
@@ -409,7 +444,8 @@ static void measure(const double *x, size_t n, int m, int kind, int scale, int c
     eq_ordsum_segment_runs(scr.runs, scr.plan, nch, &layout, scr.seg, scr.seg_len,
                            scr.segscratch);
     memset(&dc, 0, sizeof(dc));
-    dev = device_walk(x, n, scr.plan, scr.runs, scr.seg, scr.seg_len, scr.zero, &dc);
+    dev = device_walk(x, n, scr.plan, scr.runs, scr.seg, scr.seg_len, scr.zero, launch_fused,
+                      &dc);
     if (!same_bits(loop, dev))
         mismatch("device walk model", m, kind, scale, ch, loop, dev);
 
@@ -435,6 +471,7 @@ static void measure(const double *x, size_t n, int m, int kind, int scale, int c
         t->h_checks += st.checks;
         t->d_zero += dc.zero;
         t->d_failed += dc.failed;
+        t->d_prewalked += dc.prewalked;
         t->d_seg_tried += dc.seg_tried;
         t->d_seg_applied += dc.seg_applied;
         t->d_scans += dc.scans;
@@ -559,6 +596,11 @@ static void do_ssim(const EqSsimDsp *dsp, const EqFrame *ref, const EqFrame *dis
         r = rs;
         d = ds;
     }
+    {
+        const size_t nw = (size_t)(sw - (EQ_SSIM_WINDOW - 1)) * (size_t)(sh - (EQ_SSIM_WINDOW - 1));
+        const size_t n4[4] = { nw, nw, nw, nw };
+        launch_fused = fused_launch(n4, 4);
+    }
     measure_ssim_scale(dsp, M_SSIM, 0, r, d, sw, sh);
     free(r);
     free(d);
@@ -572,6 +614,20 @@ static void do_ms_ssim(const EqSsimDsp *dsp, const EqFrame *ref, const EqFrame *
         exit(2);
     luma_float(dsp, ref, r);
     luma_float(dsp, dist, d);
+    {
+        /* the launch: l, c, s of every scale */
+        size_t nk[3 * EQ_MS_SSIM_SCALES];
+        int sw = w, sh = h;
+        for (int k = 0; k < EQ_MS_SSIM_SCALES; k++) {
+            if (k > 0) {
+                sw = eq_decimated_size(sw, 2);
+                sh = eq_decimated_size(sh, 2);
+            }
+            nk[3 * k] = nk[3 * k + 1] = nk[3 * k + 2] =
+                (size_t)(sw - (EQ_SSIM_WINDOW - 1)) * (size_t)(sh - (EQ_SSIM_WINDOW - 1));
+        }
+        launch_fused = fused_launch(nk, 3 * EQ_MS_SSIM_SCALES);
+    }
     for (int k = 0; k < EQ_MS_SSIM_SCALES; k++) {
         if (k > 0) {
             int nw = eq_decimated_size(w, 2), nh = eq_decimated_size(h, 2);
@@ -642,9 +698,22 @@ static void s2_reserve(int plane, size_t n)
  * 0, 1, 2, scale 1, ... */
 static void s2_flush(void)
 {
+    /* the launches: scale 0's 18 sums, those of scales 1.. */
+    size_t n0[18], n1[S2_PLANES * 6];
+    int c0 = 0, c1 = 0, fused[2];
+    for (int plane = 0; plane < s2_plane; plane++)
+        for (int k = 0; k < 6; k++) {
+            if (plane < 3)
+                n0[c0++] = s2_n[plane];
+            else
+                n1[c1++] = s2_n[plane];
+        }
+    fused[0] = fused_launch(n0, c0);
+    fused[1] = fused_launch(n1, c1);
     for (int plane = 0; plane < s2_plane; plane++) {
         const int scale = plane / 3, ch = plane % 3;
         size_t n = s2_n[plane];
+        launch_fused = fused[scale > 0];
         if (n > s2_buf_cap) {
             s2_buf = s2_grow(s2_buf, n);
             s2_buf_cap = n;
@@ -731,13 +800,14 @@ static double pct(size_t a, size_t b)
 static void print_row(const char *label, const char *kind, const char *scale, const Tally *t)
 {
     printf("| %s | %s | %s | %zu | %zu | %zu | %zu (%.2f %%) | %zu / %zu | %zu / %zu | %zu "
-           "(%.4f %%) | %zu | %zu | %zu (%.2f %%) | %zu / %zu | %zu | %zu | %zu (%.4f %%) | %.3g .. "
-           "%.3g%s |\n",
+           "(%.4f %%) | %zu | %zu | %zu (%.2f %%) | %zu | %zu / %zu | %zu | %zu | %zu (%.4f %%) | "
+           "%.3g .. %.3g%s |\n",
            label, kind, scale, t->sums, t->terms, t->chunks, t->h_failed,
            pct(t->h_failed, t->chunks), t->h_seg_tried - t->h_seg_applied, t->h_seg_tried,
            t->h_pieces_plain, t->h_pieces, t->h_plain, pct(t->h_plain, t->terms), t->h_checks,
            t->d_zero,
-           t->d_failed, pct(t->d_failed, t->chunks), t->d_seg_tried - t->d_seg_applied,
+           t->d_failed, pct(t->d_failed, t->chunks), t->d_prewalked,
+           t->d_seg_tried - t->d_seg_applied,
            t->d_seg_tried, t->d_checks, t->d_scans, t->d_plain,
            pct(t->d_plain, t->terms), t->mean_lo, t->mean_hi,
            t->negative ? " (some < 0)" : "");
@@ -747,9 +817,9 @@ static void print_table(const char *label, int by_scale)
 {
     printf("| fixture | metric / sum | scale | sums | terms | chunks | host: failed chunks "
            "| failed / tried segments | plain / tried pieces | plain adds | checks | device: zero "
-           "chunks skipped | failed chunks | failed / tried segments | checks | block rounds "
-           "| plain adds | sum / n |\n");
-    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+           "chunks skipped | failed chunks | first chunks prewalked | failed / tried segments "
+           "| checks | block rounds | plain adds | sum / n |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (int m = 0; m < M_COUNT; m++) {
         int nk = m == M_S2 ? 6 : m == M_SSIM ? 4 : 3;
         for (int k = 0; k < nk; k++) {
