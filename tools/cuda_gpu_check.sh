@@ -180,8 +180,9 @@ for s in $steps; do
       # the tie-free run's arithmetic (lib/exact/ordsum.h, eq_ord_run_scaled1),
       # red in the ordsum stage: one of its four interleaved totals left out,
       # no lane flagged for a negative term, no exact half flagged, no lane
-      # flagged for a total of 2^47 units or more (scaledbig: the quartic
-      # terms of the SSIMULACRA2 groups' wide-range fills; session 20). The
+      # flagged for a total of 2^47 units or more (scaledbig: kind 18's exact
+      # half of 2^51 units in a planned chunk, on every seed since session 23;
+      # before, only the SSIMULACRA2 groups' wide-range fills of some seeds). The
       # pair form's own BIG flag (eq_ord_run_scaled) has no mutant: the
       # device discards its flags, for it runs only on lanes that
       # eq_ord_run_scaled1 found below 2^47 units.

@@ -18,7 +18,10 @@
  * chunks with a tie, and chunks with a tie and a negative term (counted on
  * the host; kinds 13 and 14 guarantee them at every size list). Kinds 15
  * to 17 put an infinity (of either sign) or an overflow in a sum: the
- * loop's infinity, through the runs' poisoning.
+ * loop's infinity, through the runs' poisoning. Kind 18 puts an exact half
+ * of 2^51 units in a chunk planned under its binade (a lane that
+ * eq_ord_run_scaled1 must flag BIG: its pair form would give the empty
+ * run), in every sum of more than one chunk.
  */
 #include <float.h>
 #include <math.h>
@@ -34,7 +37,7 @@ static double uniform(uint64_t *rng)
     return (double)(fg_splitmix(rng) >> 11) * 0x1p-53;
 }
 
-/* Eighteen kinds of terms. */
+/* Nineteen kinds of terms. */
 static void fill(double *x, size_t n, int kind, uint64_t *rng)
 {
     for (size_t i = 0; i < n; i++) {
@@ -102,6 +105,13 @@ static void fill(double *x, size_t n, int kind, uint64_t *rng)
         case 17:
             v = i < 2 ? DBL_MAX : u;
             break; /* overflow: the loop's sum is an infinity from its second term */
+        case 18:
+            /* 1, then whole units of [1, 2) (2^-52: no half), and in the
+             * second chunk (lane 1) 1/2 + 2^-53: 2^51 + 1/2 units under the
+             * binade 0 that the sum stays in, planned so */
+            v = i == 0 ? 1.0 : i == 1024 + 40 ? 0.5 + 0x1p-53
+                                              : (double)(fg_splitmix(rng) % 4) * 0x1p-52;
+            break; /* a big exact half in a planned chunk */
         default:
             v = u;
             break;
@@ -407,9 +417,9 @@ void ck_ordsum(CkContext *ck)
     long lie_failed = 0, small_chunks = 0, fused_split = 0;
 
     /* CK_ORDSUM_KINDS=a,b,...: only those kinds (for compute-sanitizer's
-     * racecheck, which is slow; the default run takes all eighteen) */
+     * racecheck, which is slow; the default run takes all nineteen) */
     const char *only = getenv("CK_ORDSUM_KINDS");
-    for (int kind = 0; kind < 18; kind++) {
+    for (int kind = 0; kind < 19; kind++) {
         if (only) {
             char key[8];
             snprintf(key, sizeof(key), ",%d,", kind);
