@@ -476,34 +476,9 @@ struct SplitShared {
     int ntie;
 };
 
-/* A term of a run piece on the block's fast path: OK, a positive term
- * that is not an exact half under e (*inc its increment, at most 2^52
- * units); TIE, a positive normal term that is one (its increments for both
- * parities from eq_ord_term); SLOW, anything else (a negative term, a
- * subnormal one, an infinity, a NaN, a larger increment), for which the
- * chunk takes the general path. */
-#define SPLIT_TERM_OK 0
-#define SPLIT_TERM_TIE 1
-#define SPLIT_TERM_SLOW 2
-static __device__ __forceinline__ int split_term_fast(double x, int e, int64_t *inc)
-{
-    if (!(x > 0.0))
-        return SPLIT_TERM_SLOW;
-    const int a = eq_ord_term_fast(x, e, inc);
-    if (a == EQ_ORD_FAST_OK)
-        return *inc <= ((int64_t)1 << 52) ? SPLIT_TERM_OK : SPLIT_TERM_SLOW;
-    if (a == EQ_ORD_FAST_SLOW && eq_exp_field(x) != 0) {
-        const EqOrdRun r = eq_ord_term(x, e);
-        const int64_t big = (int64_t)1 << 52;
-        return r.d[0] >= 0 && r.d[1] >= 0 && r.d[0] <= big && r.d[1] <= big ? SPLIT_TERM_TIE
-                                                                            : SPLIT_TERM_SLOW;
-    }
-    return SPLIT_TERM_SLOW;
-}
-
 /*
  * The pieces' runs of a split chunk whose run terms are all positive
- * (split_term_fast, no SLOW term), by a block of NT threads, instead of
+ * (eq_ord_rising_term, no SLOW term), by a block of NT threads, instead of
  * the segmented scan of pair runs. Each piece is a rising stretch
  * (lib/exact/ordsum.h: eq_ord_rising_parity, eq_ord_rising_entry, held to
  * eq_ord_push by test_ordsum): its run needs no prefix of runs, only of
@@ -545,7 +520,7 @@ static __device__ __forceinline__ bool split_fast_pieces(const double *mine, int
             }
             if (code != EQ_CUDA_SPLIT_CROSS) {
                 int64_t inc = 0;
-                if (split_term_fast(x, code, &inc) == SPLIT_TERM_OK) {
+                if (eq_ord_rising_term(x, code, &inc) == EQ_ORD_RISING_OK) {
                     if (head)
                         sh->first[p][0] = sh->first[p][1] = inc;
                     pre += inc;
@@ -678,9 +653,9 @@ static __device__ int split_chunk(const double *st, double approx, EqCudaSplit *
                 cur += x;
                 if (NT > 32 && e != EQ_CUDA_SPLIT_CROSS) {
                     int64_t inc;
-                    const int a = split_term_fast(x, e, &inc);
-                    fast = fast && a != SPLIT_TERM_SLOW;
-                    tf += a == SPLIT_TERM_OK ? inc : 0;
+                    const int a = eq_ord_rising_term(x, e, &inc);
+                    fast = fast && a != EQ_ORD_RISING_SLOW;
+                    tf += a == EQ_ORD_RISING_OK ? inc : 0;
                 }
             }
         }

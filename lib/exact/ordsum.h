@@ -600,6 +600,32 @@ EQ_HD static inline EqOrdRun eq_ord_run_monotone(double total, double first)
  * eq_ord_rising_entry with d = tie-free total + acc.
  */
 
+/* A term of a rising stretch under binade e: EQ_ORD_RISING_OK, a positive
+ * term that is not an exact half (*inc its increment, at most 2^52 units);
+ * EQ_ORD_RISING_TIE, a positive normal term that is one, with increments
+ * of at most 2^52 for both parities (eq_ord_term's); EQ_ORD_RISING_SLOW,
+ * anything else (a negative term or a zero, a subnormal one, an infinity,
+ * a NaN, a larger increment), which a rising stretch may not hold. */
+#define EQ_ORD_RISING_OK 0
+#define EQ_ORD_RISING_TIE 1
+#define EQ_ORD_RISING_SLOW 2
+EQ_HD static inline int eq_ord_rising_term(double x, int e, int64_t *inc)
+{
+    if (!(x > 0.0))
+        return EQ_ORD_RISING_SLOW;
+    const int a = eq_ord_term_fast(x, e, inc);
+    if (a == EQ_ORD_FAST_OK)
+        return *inc <= ((int64_t)1 << 52) ? EQ_ORD_RISING_OK : EQ_ORD_RISING_SLOW;
+    if (a == EQ_ORD_FAST_SLOW && eq_exp_field(x) != 0) {
+        const EqOrdRun r = eq_ord_term(x, e);
+        const int64_t big = (int64_t)1 << 52;
+        return r.d[0] >= 0 && r.d[1] >= 0 && r.d[0] <= big && r.d[1] <= big
+                   ? EQ_ORD_RISING_TIE
+                   : EQ_ORD_RISING_SLOW;
+    }
+    return EQ_ORD_RISING_SLOW;
+}
+
 /* The parity (0 even, 1 odd) of the sum before an exact half of a rising
  * stretch started at parity p: `before` the stretch's tie-free increments
  * before the half, acc the increments of its earlier halves. The half then
@@ -607,6 +633,7 @@ EQ_HD static inline EqOrdRun eq_ord_run_monotone(double total, double first)
 EQ_HD static inline int eq_ord_rising_parity(int p, int64_t before, int64_t acc)
 {
 #if EQ_ORDSUM_MUTATION == 7
+    (void)before;
     return (int)((p + acc) & 1); /* mutation: tie-free increments not counted */
 #else
     return (int)((p + before + acc) & 1);
@@ -625,6 +652,7 @@ EQ_HD static inline void eq_ord_rising_entry(EqOrdRun *r, int p, int64_t d, int6
     } else {
         r->d[p] = d;
 #if EQ_ORDSUM_MUTATION == 8
+        (void)first;
         r->lo[p] = 0; /* mutation: the start counted as a prefix */
 #else
         r->lo[p] = first;

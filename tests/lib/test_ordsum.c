@@ -526,6 +526,50 @@ static void monotone_lanes(long rounds)
            used, rounds - used);
 }
 
+/* eq_ord_rising_term against the one-term rule: OK with the rule's one
+ * increment, TIE with two, each within 2^52 units, for a positive normal
+ * term; SLOW for everything else. Terms of every sign, class and exponent
+ * gap to the binade. */
+static void rising_terms(long count)
+{
+    long k, n[3] = { 0, 0, 0 };
+    for (k = 0; k < count; k++) {
+        const int e = (int)(rnd() % 2046) - 1022, gap = (int)(rnd() % 64) - 3;
+        const unsigned kind = (unsigned)(rnd() % 16);
+        double x;
+        int64_t inc = -1;
+        if (kind == 0) /* an exact half of the unit, or a whole number of them */
+            x = ldexp((double)(rnd() >> (11 + rnd() % 53)), e - 53);
+        else if (kind == 1)
+            x = (rnd() & 1) ? 0.0 : -0.0;
+        else if (kind == 2)
+            x = (rnd() & 1) ? INFINITY : NAN;
+        else if (kind == 3)
+            x = ldexp(rnd01(), -1022 - (int)(rnd() % 52)); /* subnormal or 0 */
+        else if (kind == 4) /* 2^52 units, half a unit below, one above */
+            x = ldexp(rnd() % 3 == 0 ? 1.0 : rnd() % 2 ? 1.0 - 0x1p-53 : 1.0 + 0x1p-52, e);
+        else
+            x = ldexp(1.0 + rnd01(), e - gap);
+        x = (rnd() % 8) == 0 ? -x : x;
+        {
+            const int a = eq_ord_rising_term(x, e, &inc);
+            const EqOrdRun r = eq_ord_term(x, e);
+            const int64_t big = (int64_t)1 << 52;
+            const int fits = x > 0.0 && eq_exp_field(x) != 0 && r.lo[0] != -EQ_ORD_POISON &&
+                             r.d[0] <= big && r.d[1] <= big;
+            const int want = !fits ? EQ_ORD_RISING_SLOW
+                                   : r.d[0] == r.d[1] ? EQ_ORD_RISING_OK : EQ_ORD_RISING_TIE;
+            CHECK(a == want);
+            if (a == EQ_ORD_RISING_OK)
+                CHECK(inc == r.d[0]);
+            if (a >= 0 && a <= 2)
+                n[a]++;
+        }
+    }
+    printf("rising terms: %ld ok, %ld ties, %ld slow\n", n[0], n[1], n[2]);
+    CHECK(n[0] > count / 4 && n[1] > count / 50 && n[2] > count / 4);
+}
+
 /* A rising stretch (eq_ord_rising_parity, eq_ord_rising_entry): positive
  * terms with increments of at most 2^52 units, exact halves among them,
  * some long enough to pass EQ_ORD_CAP. The run from integer prefixes, as
@@ -555,10 +599,9 @@ static void rising_stretches(long rounds)
         }
         for (i = 0; i < n; i++) {
             int64_t inc = 0;
-            const int a = eq_ord_term_fast(x[i], e, &inc);
-            CHECK(x[i] > 0.0 && a != EQ_ORD_FAST_POISON);
-            if (a == EQ_ORD_FAST_OK) {
-                CHECK(inc >= 0 && inc <= ((int64_t)1 << 52));
+            const int a = eq_ord_rising_term(x[i], e, &inc);
+            CHECK(a != EQ_ORD_RISING_SLOW);
+            if (a == EQ_ORD_RISING_OK) {
                 if (i == 0)
                     first[0] = first[1] = inc;
                 tf += inc;
@@ -1032,6 +1075,8 @@ int main(void)
     monotone_lanes(2000);
     pipeline();
     random_cases(1500);
-    rising_stretches(3000); /* last: the cases above keep their seeded inputs */
+    /* last: the cases above keep their seeded inputs */
+    rising_terms(400000);
+    rising_stretches(3000);
     return eqtest_done();
 }
