@@ -614,8 +614,13 @@ EQ_HD static inline int eq_ord_rising_term(double x, int e, int64_t *inc)
     if (!(x > 0.0))
         return EQ_ORD_RISING_SLOW;
     const int a = eq_ord_term_fast(x, e, inc);
+#if EQ_ORDSUM_MUTATION == 9
+    if (a == EQ_ORD_FAST_OK) /* mutation: an increment of 2^52 units refused */
+        return *inc < ((int64_t)1 << 52) ? EQ_ORD_RISING_OK : EQ_ORD_RISING_SLOW;
+#else
     if (a == EQ_ORD_FAST_OK)
         return *inc <= ((int64_t)1 << 52) ? EQ_ORD_RISING_OK : EQ_ORD_RISING_SLOW;
+#endif
     if (a == EQ_ORD_FAST_SLOW && eq_exp_field(x) != 0) {
         const EqOrdRun r = eq_ord_term(x, e);
         const int64_t big = (int64_t)1 << 52;

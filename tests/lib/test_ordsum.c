@@ -532,7 +532,7 @@ static void monotone_lanes(long rounds)
  * gap to the binade. */
 static void rising_terms(long count)
 {
-    long k, n[3] = { 0, 0, 0 };
+    long k, n[3] = { 0, 0, 0 }, bad = 0;
     for (k = 0; k < count; k++) {
         const int e = (int)(rnd() % 2046) - 1022, gap = (int)(rnd() % 64) - 3;
         const unsigned kind = (unsigned)(rnd() % 16);
@@ -559,6 +559,9 @@ static void rising_terms(long count)
                              r.d[0] <= big && r.d[1] <= big;
             const int want = !fits ? EQ_ORD_RISING_SLOW
                                    : r.d[0] == r.d[1] ? EQ_ORD_RISING_OK : EQ_ORD_RISING_TIE;
+            if (a != want && bad++ < 3)
+                printf("rising term: x=%a e=%d: class %d, want %d (rule %lld/%lld)\n", x, e, a,
+                       want, (long long)r.d[0], (long long)r.d[1]);
             CHECK(a == want);
             if (a == EQ_ORD_RISING_OK)
                 CHECK(inc == r.d[0]);
