@@ -119,6 +119,8 @@ for s in $steps; do
       #    increments before its piece too
       #  fastfirst: a piece's lowest prefix is its head's increment after an
       #    even sum for both parities
+      #  (fasttie, fastpre, fastfirst: on every seed through the ordsum stage's
+      #  kind 19, since session 23)
       # and the row blur's (s2_blur_h_kernel; lib/cuda/ssimulacra2.cu), red in the
       # ssimulacra2 stage of the harness:
       #  blurfirst: the first tile of outputs (columns 0 .. 31) is not stored

@@ -21,7 +21,12 @@
  * loop's infinity, through the runs' poisoning. Kind 18 puts an exact half
  * of 2^51 units in a chunk planned under its binade (a lane that
  * eq_ord_run_scaled1 must flag BIG: its pair form would give the empty
- * run), in every sum of more than one chunk.
+ * run), in every sum of more than 1064 terms. Kind 19 puts in the second
+ * chunk, which the sum crosses 2 in, a piece headed by an exact half and
+ * holding a second one after an odd tie-free increment, after a piece of
+ * odd tie-free increments: the block's fast split (split_fast_pieces)
+ * with the three things its mutants `fastfirst`, `fasttie` and `fastpre`
+ * get wrong, in every sum of more than 1127 terms.
  */
 #include <float.h>
 #include <math.h>
@@ -37,7 +42,7 @@ static double uniform(uint64_t *rng)
     return (double)(fg_splitmix(rng) >> 11) * 0x1p-53;
 }
 
-/* Nineteen kinds of terms. */
+/* Twenty kinds of terms. */
 static void fill(double *x, size_t n, int kind, uint64_t *rng)
 {
     for (size_t i = 0; i < n; i++) {
@@ -112,6 +117,24 @@ static void fill(double *x, size_t n, int kind, uint64_t *rng)
             v = i == 0 ? 1.0 : i == 1024 + 40 ? 0.5 + 0x1p-53
                                               : (double)(fg_splitmix(rng) % 4) * 0x1p-52;
             break; /* a big exact half in a planned chunk */
+        case 19:
+            /* 1 and whole units of [1, 2), then in the second chunk: one
+             * unit (2^-52), zeros, the crossing term 1 (the sum passes 2),
+             * and under the binade 1 (unit 2^-51) a half, a unit, a half,
+             * then whole units */
+            if (i == 0 || i == 1024 + 100)
+                v = 1.0;
+            else if (i < 1024)
+                v = (double)(fg_splitmix(rng) % 4) * 0x1p-52;
+            else if (i == 1024 || i == 1024 + 101 || i == 1024 + 103)
+                v = 0x1p-52;
+            else if (i < 1024 + 100)
+                v = 0.0;
+            else if (i == 1024 + 102)
+                v = 0x1p-51;
+            else
+                v = (double)(fg_splitmix(rng) % 4) * 0x1p-51;
+            break; /* exact halves in the fast split's pieces */
         default:
             v = u;
             break;
@@ -417,9 +440,9 @@ void ck_ordsum(CkContext *ck)
     long lie_failed = 0, small_chunks = 0, fused_split = 0;
 
     /* CK_ORDSUM_KINDS=a,b,...: only those kinds (for compute-sanitizer's
-     * racecheck, which is slow; the default run takes all nineteen) */
+     * racecheck, which is slow; the default run takes all twenty) */
     const char *only = getenv("CK_ORDSUM_KINDS");
-    for (int kind = 0; kind < 19; kind++) {
+    for (int kind = 0; kind < 20; kind++) {
         if (only) {
             char key[8];
             snprintf(key, sizeof(key), ",%d,", kind);
