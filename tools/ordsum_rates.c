@@ -42,7 +42,14 @@
  * and CHECKs that all of them give the loop's bits (and, for SSIMULACRA2,
  * the bits of the CPU's own eq_s2_sums_c; for SSIM, of dsp.frame_sums).
  * Prints one Markdown table row per metric and sum kind (per scale with
- * --by-scale). Exit status 0 when every sum agrees, 1 when any differs
+ * --by-scale). --splits adds a second table: the device's split records
+ * (each chunk planned term by term but a prewalked first one, of at most
+ * 32 pieces: pieces at every crossing term and code change, as
+ * split_chunk forms them), how many the block's fast path would take
+ * (every run term eq_ord_rising_term's OK or TIE, at most 16 TIE; a launch
+ * splits by a block up to 2048 chunks, by a warp beyond), their pieces,
+ * those with a negative term, and the chunks of more pieces. REF and DIST
+ * `bench` score tools/bench_cuda's generated pairs instead of files. Exit status 0 when every sum agrees, 1 when any differs
  * (each difference is printed with its frame, metric, kind, scale and
  * channel), 2 on usage or I/O errors.
  */
@@ -57,6 +64,7 @@
 #include "exact/ssim_terms.h"
 #include "exactquality.h"
 #include "frame.h"
+#include "../tests/common/framegen.h"
 
 /* ------------------------------------------------------------ tallies */
 
@@ -74,6 +82,11 @@ typedef struct Tally {
     size_t h_failed, h_seg_tried, h_seg_applied, h_pieces, h_pieces_plain, h_plain, h_checks;
     /* device model */
     size_t d_zero, d_failed, d_prewalked, d_seg_tried, d_seg_applied, d_checks, d_scans, d_plain;
+    /* the device's split records (chunks planned term by term, but a
+     * prewalked first one, of at most EQ_CUDA_SPLIT_MAX pieces): on the
+     * block's fast path, pieces, with a negative term; chunks of more
+     * pieces (no record: the walk adds them) */
+    size_t sp_records, sp_fast, sp_pieces, sp_pieces_max, sp_negative, sp_over;
     /* the sums themselves: mean (sum / n) range, negative sums */
     double mean_lo, mean_hi;
     size_t negative;
@@ -224,6 +237,7 @@ typedef struct DevCount {
  * scales 1.. in a second launch. */
 #define DEV_ORD_LANES 256
 #define DEV_FUSED_MAX 2048
+#define DEV_SPLIT_MAX 32 /* a split record's pieces (EQ_CUDA_SPLIT_MAX) */
 static int launch_fused; /* the sums measured next are in a fused launch */
 
 /* Whether a launch of `count` sums of n[0], n[1], ... terms is fused. */
@@ -346,6 +360,40 @@ static double device_walk(const double *x, size_t n, const int *plan, const EqOr
     return sum;
 }
 
+/* The split record of chunk c (planned term by term) as the device forms
+ * it (lib/cuda/ordsum.cu, split_chunk): a piece at every crossing term and
+ * wherever a non-zero term's code (eq_ord_plan_term under the approximate
+ * prefix, here the sequential one from `approx`) changes. *fast: the
+ * block's fast path takes it (every run term eq_ord_rising_term's OK or
+ * TIE, at most 16 TIE); *neg: a term is negative. Returns the pieces. */
+static int split_pieces(const double *x, size_t n, size_t c, double approx, int *fast, int *neg)
+{
+    const size_t ct = eq_ordsum_chunk_terms(&layout), a = c * ct, b = a + ct < n ? a + ct : n;
+    double cur = approx;
+    int np = 0, prev = 0, have = 0, ties = 0, slow = 0;
+    *neg = 0;
+    for (size_t i = a; i < b; i++) {
+        const double v = x[i];
+        if (v == 0.0)
+            continue;
+        const int e = eq_ord_plan_term(cur, v);
+        const int code = e == EQ_ORD_NONE ? EQ_ORD_CROSS : e;
+        np += code == EQ_ORD_CROSS || !have || code != prev;
+        if (code != EQ_ORD_CROSS) {
+            int64_t inc;
+            const int k = eq_ord_rising_term(v, code, &inc);
+            slow += k == EQ_ORD_RISING_SLOW;
+            ties += k == EQ_ORD_RISING_TIE;
+        }
+        *neg |= v < 0.0;
+        prev = code;
+        have = 1;
+        cur += v;
+    }
+    *fast = slow == 0 && ties <= 16;
+    return np;
+}
+
 /* ---------------------------------------------------- one sum, checked */
 
 typedef struct Scratch {
@@ -443,6 +491,27 @@ static void measure(const double *x, size_t n, int m, int kind, int scale, int c
     eq_ordsum_chunk_runs(x, n, 1, &layout, scr.plan, scr.runs, scr.lane_runs);
     eq_ordsum_segment_runs(scr.runs, scr.plan, nch, &layout, scr.seg, scr.seg_len,
                            scr.segscratch);
+    size_t sp_records = 0, sp_fast = 0, sp_pieces = 0, sp_max = 0, sp_neg = 0, sp_over = 0;
+    {
+        double approx = 0.0;
+        for (size_t c = 0; c < nch; c++) {
+            if (scr.plan[c] == EQ_ORD_NONE && !(c == 0 && launch_fused)) {
+                int fast, neg;
+                const size_t np = (size_t)split_pieces(x, n, c, approx, &fast, &neg);
+                if (np > DEV_SPLIT_MAX) {
+                    sp_over++;
+                    approx += scr.chunk_sum[c];
+                    continue;
+                }
+                sp_records++;
+                sp_fast += (size_t)fast;
+                sp_pieces += np;
+                sp_max = np > sp_max ? np : sp_max;
+                sp_neg += (size_t)neg;
+            }
+            approx += scr.chunk_sum[c];
+        }
+    }
     memset(&dc, 0, sizeof(dc));
     dev = device_walk(x, n, scr.plan, scr.runs, scr.seg, scr.seg_len, scr.zero, launch_fused,
                       &dc);
@@ -477,6 +546,12 @@ static void measure(const double *x, size_t n, int m, int kind, int scale, int c
         t->d_scans += dc.scans;
         t->d_checks += dc.checks;
         t->d_plain += dc.plain;
+        t->sp_records += sp_records;
+        t->sp_fast += sp_fast;
+        t->sp_pieces += sp_pieces;
+        t->sp_pieces_max = sp_max > t->sp_pieces_max ? sp_max : t->sp_pieces_max;
+        t->sp_negative += sp_neg;
+        t->sp_over += sp_over;
     }
 }
 
@@ -813,13 +888,12 @@ static void print_row(const char *label, const char *kind, const char *scale, co
            t->negative ? " (some < 0)" : "");
 }
 
-static void print_table(const char *label, int by_scale)
+typedef void (*RowFn)(const char *label, const char *kind, const char *scale, const Tally *t);
+
+/* A table's rows: one per metric and sum kind (per scale with by_scale,
+ * but float_ssim's single one) */
+static void print_rows(const char *label, int by_scale, RowFn row)
 {
-    printf("| fixture | metric / sum | scale | sums | terms | chunks | host: failed chunks "
-           "| failed / tried segments | plain / tried pieces | plain adds | checks | device: zero "
-           "chunks skipped | failed chunks | first chunks prewalked | failed / tried segments "
-           "| checks | block rounds | plain adds | sum / n |\n");
-    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (int m = 0; m < M_COUNT; m++) {
         int nk = m == M_S2 ? 6 : m == M_SSIM ? 4 : 3;
         for (int k = 0; k < nk; k++) {
@@ -829,17 +903,48 @@ static void print_table(const char *label, int by_scale)
             if (tally[m][k][0].sums == 0)
                 continue;
             if (!by_scale || m == M_SSIM) {
-                print_row(label, name, m == M_SSIM ? "auto" : "all", &tally[m][k][0]);
+                row(label, name, m == M_SSIM ? "auto" : "all", &tally[m][k][0]);
                 continue;
             }
             for (int s = 1; s < MAX_SCALES; s++) {
                 if (tally[m][k][s].sums == 0)
                     continue;
                 snprintf(sc, sizeof(sc), "%d", s - 1);
-                print_row(label, name, sc, &tally[m][k][s]);
+                row(label, name, sc, &tally[m][k][s]);
             }
         }
     }
+}
+
+static void print_table(const char *label, int by_scale)
+{
+    printf("| fixture | metric / sum | scale | sums | terms | chunks | host: failed chunks "
+           "| failed / tried segments | plain / tried pieces | plain adds | checks | device: zero "
+           "chunks skipped | failed chunks | first chunks prewalked | failed / tried segments "
+           "| checks | block rounds | plain adds | sum / n |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    print_rows(label, by_scale, print_row);
+}
+
+static void print_split_row(const char *label, const char *kind, const char *scale,
+                            const Tally *t)
+{
+    printf("| %s | %s | %s | %zu | %zu | %.2f | %zu (%.2f %%) | %.2f | %zu | %zu | %zu |\n",
+           label, kind, scale, t->sums, t->sp_records,
+           t->sums ? (double)t->sp_records / (double)t->sums : 0.0, t->sp_fast,
+           pct(t->sp_fast, t->sp_records),
+           t->sp_records ? (double)t->sp_pieces / (double)t->sp_records : 0.0, t->sp_pieces_max,
+           t->sp_negative, t->sp_over);
+}
+
+/* --splits: the device's split records per metric and sum kind. */
+static void print_split_table(const char *label, int by_scale)
+{
+    printf("| fixture | metric / sum | scale | sums | split records | a sum | on the block's fast "
+           "path | pieces a record | most pieces | with a negative term | chunks of over 32 "
+           "pieces |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
+    print_rows(label, by_scale, print_split_row);
 }
 
 /* --------------------------------------------------------------- main */
@@ -852,6 +957,11 @@ static void usage(FILE *f)
                "  --label NAME    first column of the table (default: the REF file name)\n"
                "  --by-scale      one row per scale for float_ms_ssim and ssimulacra2\n"
                "  --metrics LIST  ssim,ms_ssim,ssimulacra2 (default all)\n"
+               "  --splits        a second table: the device's split records (their\n"
+               "                  pieces, how many the block's fast path takes)\n"
+               "REF and DIST `bench` (W H 420 8): tools/bench_cuda's generated pairs\n"
+               "(pair k: tests/common/framegen.h, fill 1000 + k, distortion 2000 + k),\n"
+               "--frames of them (default 1).\n"
                "Exit status: 0 when the engine's bits equal the loop's for every sum,\n"
                "1 when any differs, 2 on errors.\n");
 }
@@ -865,7 +975,7 @@ int main(int argc, char **argv)
     const char *refp = argv[1], *distp = argv[2];
     const int w = atoi(argv[3]), h = atoi(argv[4]), sub = atoi(argv[5]), bd = atoi(argv[6]);
     long max_frames = -1;
-    int by_scale = 0, want[M_COUNT] = { 1, 1, 1 };
+    int by_scale = 0, splits = 0, want[M_COUNT] = { 1, 1, 1 };
     const char *label = refp;
 
     for (int i = 7; i < argc; i++) {
@@ -875,6 +985,8 @@ int main(int argc, char **argv)
             label = argv[++i];
         } else if (!strcmp(argv[i], "--by-scale")) {
             by_scale = 1;
+        } else if (!strcmp(argv[i], "--splits")) {
+            splits = 1;
         } else if (!strcmp(argv[i], "--metrics") && i + 1 < argc) {
             char list[256], *save = NULL;
             snprintf(list, sizeof(list), "%s", argv[++i]);
@@ -919,15 +1031,42 @@ int main(int argc, char **argv)
     for (int i = 0; i < np; i++)
         fsz += psz[i] = (size_t)pw[i] * ph[i] * bytes;
 
+    EqSsimDsp dsp;
+    eq_ssim_dsp_init_c(&dsp);
+    int frames = 0;
+    if (!strcmp(refp, "bench") && !strcmp(distp, "bench")) {
+        /* bench_cuda's pairs (make_pairs) */
+        static const FgFormat fmt = { "yuv420p", EQ_LAYOUT_YUV420P, 8, 0 };
+        if (sub != 420 || bd != 8) {
+            fprintf(stderr, "exactquality-ordsum-rates: bench pairs are 420 8-bit\n");
+            return 2;
+        }
+        for (; frames < (max_frames < 0 ? 1 : max_frames); frames++) {
+            FgFrame pr[2];
+            if (fg_alloc(&pr[0], &fmt, w, h, 0) < 0 || fg_alloc(&pr[1], &fmt, w, h, 0) < 0) {
+                fprintf(stderr, "exactquality-ordsum-rates: out of memory\n");
+                return 2;
+            }
+            fg_fill(&pr[0], 1000 + (uint64_t)frames, 1);
+            fg_distort(&pr[1], &pr[0], 2000 + (uint64_t)frames, 6);
+            cur_frame = frames;
+            if (want[M_SSIM])
+                do_ssim(&dsp, &pr[0].f, &pr[1].f);
+            if (want[M_MS_SSIM])
+                do_ms_ssim(&dsp, &pr[0].f, &pr[1].f);
+            if (want[M_S2])
+                do_s2(&pr[0].f, &pr[1].f);
+            fg_free(&pr[0]);
+            fg_free(&pr[1]);
+        }
+        goto report;
+    }
     FILE *fr = fopen(refp, "rb"), *fd = fopen(distp, "rb");
     uint8_t *rb = malloc(fsz), *db = malloc(fsz);
     if (!fr || !fd || !rb || !db) {
         fprintf(stderr, "exactquality-ordsum-rates: cannot open %s or %s\n", refp, distp);
         return 2;
     }
-    EqSsimDsp dsp;
-    eq_ssim_dsp_init_c(&dsp);
-    int frames = 0;
     while (max_frames < 0 || frames < max_frames) {
         size_t a = fread(rb, 1, fsz, fr), b = fread(db, 1, fsz, fd);
         if (a == 0 && b == 0)
@@ -967,6 +1106,7 @@ int main(int argc, char **argv)
     fclose(fd);
     free(rb);
     free(db);
+report:
     if (frames == 0) {
         fprintf(stderr, "exactquality-ordsum-rates: no frames in %s\n", refp);
         return 2;
@@ -975,6 +1115,10 @@ int main(int argc, char **argv)
            layout.terms_per_lane, layout.lanes_per_chunk, layout.chunks_per_segment,
            layout.lanes_per_piece);
     print_table(label, by_scale);
+    if (splits) {
+        printf("\n");
+        print_split_table(label, by_scale);
+    }
     size_t nsums = 0;
     for (int m = 0; m < M_COUNT; m++)
         for (int k = 0; k < MAX_KINDS; k++)
