@@ -95,10 +95,11 @@ static void fill(double *x, size_t n, int kind, uint64_t *rng)
              * negative halves as well (the int64 pair path) */
             if (i == 0)
                 v = 0x1p20;
-            else if ((i / 1024) & 1)
-                v = (fg_splitmix(rng) & 1 ? 3.0 : 1.0) * 0x1p-33 *
-                    (kind == 14 && (fg_splitmix(rng) & 1) ? -1.0 : 1.0);
-            else
+            else if ((i / 1024) & 1) {
+                /* the draws in order (the operands of * are unsequenced) */
+                v = (fg_splitmix(rng) & 1 ? 3.0 : 1.0) * 0x1p-33;
+                v *= kind == 14 && (fg_splitmix(rng) & 1) ? -1.0 : 1.0;
+            } else
                 v = (double)(fg_splitmix(rng) % 4) * 0x1p-32;
             break; /* ties, all non-negative (13) or signed (14) */
         case 15:

@@ -501,8 +501,14 @@ static void monotone_lanes(long rounds)
         double total = 0.0, first = 0.0;
         const double u = ldexp(1.0, e - 52);
         for (i = 0; i < n; i++) {
-            /* 0, or |x| / u from below 1/2 up to about 2^36 */
-            x[i] = (rnd() % 8) == 0 ? 0.0 : u * ldexp(rnd01(), (int)(rnd() % 38) - 1);
+            /* 0, or |x| / u from below 1/2 up to about 2^36 (each draw its
+             * own statement: the order of a call's arguments is unspecified) */
+            if ((rnd() % 8) == 0) {
+                x[i] = 0.0;
+            } else {
+                const double m = rnd01();
+                x[i] = u * ldexp(m, (int)(rnd() % 38) - 1);
+            }
         }
         for (l = 0; l * 32 < n; l++) {
             double d, f;
@@ -538,15 +544,17 @@ static void rising_terms(long count)
         const unsigned kind = (unsigned)(rnd() % 16);
         double x;
         int64_t inc = -1;
-        if (kind == 0) /* an exact half of the unit, or a whole number of them */
-            x = ldexp((double)(rnd() >> (11 + rnd() % 53)), e - 53);
-        else if (kind == 1)
+        if (kind == 0) { /* an exact half of the unit, or a whole number of them */
+            const uint64_t r = rnd();
+            x = ldexp((double)(r >> (11 + rnd() % 53)), e - 53);
+        } else if (kind == 1)
             x = (rnd() & 1) ? 0.0 : -0.0;
         else if (kind == 2)
             x = (rnd() & 1) ? INFINITY : NAN;
-        else if (kind == 3)
-            x = ldexp(rnd01(), -1022 - (int)(rnd() % 52)); /* subnormal or 0 */
-        else if (kind == 4) /* 2^52 units, half a unit below, one above */
+        else if (kind == 3) { /* subnormal or 0 */
+            const double m = rnd01();
+            x = ldexp(m, -1022 - (int)(rnd() % 52));
+        } else if (kind == 4) /* 2^52 units, half a unit below, one above */
             x = ldexp(rnd() % 3 == 0 ? 1.0 : rnd() % 2 ? 1.0 - 0x1p-53 : 1.0 + 0x1p-52, e);
         else
             x = ldexp(1.0 + rnd01(), e - gap);
@@ -593,12 +601,15 @@ static void rising_stretches(long rounds)
         int i, p;
         for (i = 0; i < n; i++) {
             const unsigned kind = (unsigned)(rnd() % 8);
-            if (kind == 0) /* an exact half: (2j + 1) / 2 units */
-                x[i] = ldexp((double)(2 * (rnd() >> (13 + rnd() % 40)) + 1), e - 53);
-            else if (big) /* 2^52 units or just below */
+            if (kind == 0) { /* an exact half: (2j + 1) / 2 units */
+                const uint64_t r = rnd();
+                x[i] = ldexp((double)(2 * (r >> (13 + rnd() % 40)) + 1), e - 53);
+            } else if (big) { /* 2^52 units or just below */
                 x[i] = ldexp(1.0, e) - u * (double)(rnd() % 3);
-            else /* from below 1/2 unit up to about 2^40 */
-                x[i] = u * ldexp(rnd01() + 0x1p-30, (int)(rnd() % 42) - 1);
+            } else { /* from below 1/2 unit up to about 2^40 */
+                const double m = rnd01() + 0x1p-30;
+                x[i] = u * ldexp(m, (int)(rnd() % 42) - 1);
+            }
         }
         for (i = 0; i < n; i++) {
             int64_t inc = 0;
@@ -1033,7 +1044,8 @@ static void random_cases(int count)
             s0 = 1.0 + rnd01();
             break;
         default:
-            s0 = -ldexp(1.0 + rnd01(), (int)(rnd() % 40) - 20);
+            s0 = 1.0 + rnd01();
+            s0 = -ldexp(s0, (int)(rnd() % 40) - 20);
         }
         loop = eq_ordsum_loop(x, n, 1, s0);
         err = eq_ordsum_host(x, n, 1, s0, &L, &spec, &got, NULL);
