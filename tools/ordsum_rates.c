@@ -60,6 +60,7 @@
 
 #include "cpu/ssim.h"
 #include "cpu/ssimulacra2.h"
+#include "cuda/cuda.h" /* the engine's launch rule and record limits (plain C) */
 #include "exact/ordsum_host.h"
 #include "exact/ssim_terms.h"
 #include "exactquality.h"
@@ -226,18 +227,14 @@ typedef struct DevCount {
     size_t zero, failed, prewalked, seg_tried, seg_applied, checks, scans, plain;
 } DevCount;
 
-/* The device fuses a launch of sums (lib/cuda/ordsum.cu: every sum of at
- * most EQC_ORD_LANES chunks, the launch of at most EQC_FUSED_MAX, exact
- * mode): one kernel forms its chunk sums, plan and runs, and there a sum's
+/* The device fuses a launch of sums (eq_cuda_fused_launch, exact mode):
+ * one kernel forms its chunk sums, plan and runs, and there a sum's
  * first chunk, when it is planned term by term, is added where it is
  * staged, with the plain adds from +0.0 (its start is known), and the walk
  * starts at chunk 1 (the prewalk, EQ_CUDA_PREWALK_ENV). The launches are
  * the metrics' (lib/cuda/ssim.cu, ms_ssim.cu, ssimulacra2.cu): float_ssim's
  * 4 sums; float_ms_ssim's 15; SSIMULACRA2's 18 of scale 0, and those of
  * scales 1.. in a second launch. */
-#define DEV_ORD_LANES 256
-#define DEV_FUSED_MAX 2048
-#define DEV_SPLIT_MAX 32 /* a split record's pieces (EQ_CUDA_SPLIT_MAX) */
 static int launch_fused; /* the sums measured next are in a fused launch */
 
 /* Whether a launch of `count` sums of n[0], n[1], ... terms is fused. */
@@ -249,7 +246,7 @@ static int fused_launch(const size_t *n, int count)
         total += c;
         most = c > most ? c : most;
     }
-    return most <= DEV_ORD_LANES && total <= DEV_FUSED_MAX;
+    return eq_cuda_fused_launch((long long)most, (long long)total, -1);
 }
 
 /* eqc_block_exact_add (lib/cuda/ordsum.cuh), one thread: while s is +0.0
@@ -361,24 +358,23 @@ static double device_walk(const double *x, size_t n, const int *plan, const EqOr
 }
 
 /* The split record of chunk c (planned term by term) as the device forms
- * it (lib/cuda/ordsum.cu, split_chunk): a piece at every crossing term and
- * wherever a non-zero term's code (eq_ord_plan_term under the approximate
- * prefix, here the sequential one from `approx`) changes. *fast: the
- * block's fast path takes it (every run term eq_ord_rising_term's OK or
- * TIE, at most 16 TIE); *neg: a term is negative. Returns the pieces. */
+ * it (lib/cuda/ordsum.cu, split_chunk): its pieces by eq_ord_split_code
+ * and EQ_ORD_SPLIT_HEAD under the approximate prefix (here the sequential
+ * one from `approx`). *fast: the block's fast path takes it (every run
+ * term eq_ord_rising_term's OK or TIE, at most EQ_CUDA_SPLIT_FAST_TIES
+ * TIE); *neg: a term is negative. Returns the pieces. */
 static int split_pieces(const double *x, size_t n, size_t c, double approx, int *fast, int *neg)
 {
     const size_t ct = eq_ordsum_chunk_terms(&layout), a = c * ct, b = a + ct < n ? a + ct : n;
     double cur = approx;
-    int np = 0, prev = 0, have = 0, ties = 0, slow = 0;
+    int np = 0, prev = EQ_ORD_SPLIT_NOCODE, ties = 0, slow = 0;
     *neg = 0;
     for (size_t i = a; i < b; i++) {
         const double v = x[i];
         if (v == 0.0)
             continue;
-        const int e = eq_ord_plan_term(cur, v);
-        const int code = e == EQ_ORD_NONE ? EQ_ORD_CROSS : e;
-        np += code == EQ_ORD_CROSS || !have || code != prev;
+        const int code = eq_ord_split_code(cur, v);
+        np += EQ_ORD_SPLIT_HEAD(code, prev);
         if (code != EQ_ORD_CROSS) {
             int64_t inc;
             const int k = eq_ord_rising_term(v, code, &inc);
@@ -387,10 +383,9 @@ static int split_pieces(const double *x, size_t n, size_t c, double approx, int 
         }
         *neg |= v < 0.0;
         prev = code;
-        have = 1;
         cur += v;
     }
-    *fast = slow == 0 && ties <= 16;
+    *fast = slow == 0 && ties <= EQ_CUDA_SPLIT_FAST_TIES;
     return np;
 }
 
@@ -498,7 +493,7 @@ static void measure(const double *x, size_t n, int m, int kind, int scale, int c
             if (scr.plan[c] == EQ_ORD_NONE && !(c == 0 && launch_fused)) {
                 int fast, neg;
                 const size_t np = (size_t)split_pieces(x, n, c, approx, &fast, &neg);
-                if (np > DEV_SPLIT_MAX) {
+                if (np > EQ_CUDA_SPLIT_MAX) {
                     sp_over++;
                     approx += scr.chunk_sum[c];
                     continue;

@@ -95,6 +95,18 @@ int eq_cuda_device_available(char *why, size_t why_size);
  * the one kernel whatever the launch's total. The same bits every way (for
  * tools/bench_cuda). */
 #define EQ_CUDA_FUSED_ENV "EXACTQUALITY_CUDA_FUSED"
+/* The launches that kernel takes: every sum of at most
+ * EQ_CUDA_FUSED_SUM_CHUNKS chunks (a thread of its block each), and, unless
+ * forced (`forced` 1 on, 0 off, -1 by size: EQ_CUDA_FUSED_ENV), at most
+ * EQ_CUDA_FUSED_MAX chunks in all. For the engine (lib/cuda/ordsum.cu) and
+ * its model (tools/ordsum_rates.c). */
+#define EQ_CUDA_FUSED_SUM_CHUNKS 256
+#define EQ_CUDA_FUSED_MAX 2048
+static inline int eq_cuda_fused_launch(long long most_chunks, long long total_chunks, int forced)
+{
+    return most_chunks <= EQ_CUDA_FUSED_SUM_CHUNKS &&
+           (forced >= 0 ? forced : total_chunks <= EQ_CUDA_FUSED_MAX);
+}
 /* In that kernel a sum's first chunk, planned term by term (its sum
  * leaves binades from +0.0 on), is added by the loop itself, its start
  * being known, and the walk starts after it: "off" makes it a split record
@@ -233,6 +245,10 @@ enum {
  * bits.
  */
 #define EQ_CUDA_SPLIT_MAX 32
+/* A split chunk whose run terms are all rising (eq_ord_rising_term) takes
+ * the block's fast path (lib/cuda/ordsum.cu, split_fast_pieces) when it
+ * holds at most this many exact halves. */
+#define EQ_CUDA_SPLIT_FAST_TIES 16
 #define EQ_CUDA_SPLIT_CROSS EQ_ORD_CROSS /* lib/exact/ordsum.h, -32767 */
 typedef struct EqCudaSplitPiece {
     EqOrdRun run;

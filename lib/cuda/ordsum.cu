@@ -124,9 +124,10 @@ static __device__ __forceinline__ void load_terms(const EqcSumDesc &d, long long
 #define SPLIT_NT 256 /* a block's threads on one split chunk (ord_runs_again_kernel) */
 /* launches of at most this many chunks split by a block (EQ_CUDA_SPLIT_ENV) */
 #define EQC_SPLIT_BLOCK_MAX 2048
-/* launches of at most this many chunks (and at most EQC_ORD_LANES a sum) by
- * ord_small_chunks_kernel, a block a chunk (EQ_CUDA_FUSED_ENV) */
-#define EQC_FUSED_MAX 2048
+/* which launches ord_small_chunks_kernel takes, a block a chunk
+ * (eq_cuda_fused_launch, lib/cuda/cuda.h; EQ_CUDA_FUSED_ENV): a thread of
+ * the block per chunk of a sum */
+static_assert(EQ_CUDA_FUSED_SUM_CHUNKS == EQC_ORD_LANES, "a thread per chunk of a sum");
 /* split_idx of a sum's first chunk that ord_small_chunks_kernel added
  * itself (EQ_CUDA_PREWALK_ENV): no split record, the sum in first_sum */
 #define EQC_SPLIT_PREWALKED (-2)
@@ -437,18 +438,14 @@ static __device__ __forceinline__ void push_fast(LaneFast *l, double x, int e)
 
 /* ---- split records (EqCudaSplit, lib/cuda/cuda.h) ---- */
 
-#define SPLIT_NOCODE INT_MIN /* no non-zero term yet */
+/* A term's code (its piece's binade, or EQ_CUDA_SPLIT_CROSS) and where a
+ * piece starts: eq_ord_split_code and EQ_ORD_SPLIT_HEAD
+ * (lib/exact/ordsum.h), SPLIT_NOCODE before a chunk's first non-zero
+ * term. */
+#define SPLIT_NOCODE EQ_ORD_SPLIT_NOCODE
+static_assert(EQ_CUDA_SPLIT_CROSS == EQ_ORD_CROSS, "a crossing piece's code");
 
-/* A non-zero term's piece code under the approximate prefix `cur` before
- * it: the term's plan (eq_ord_plan_term), where a term without a binade
- * (EQ_ORD_NONE) is a crossing one too: a binade or EQ_CUDA_SPLIT_CROSS. */
-static __device__ __forceinline__ int split_code(double cur, double x)
-{
-    const int e = eq_ord_plan_term(cur, x);
-    return e == EQ_ORD_NONE ? EQ_CUDA_SPLIT_CROSS : e;
-}
-
-#define SPLIT_TIES 16 /* exact halves a chunk may hold on the block's fast path */
+#define SPLIT_TIES EQ_CUDA_SPLIT_FAST_TIES
 struct SplitTie {
     long long pre; /* tie-free increments of the chunk before the term */
     long long r0, r1; /* its increments after an even and an odd sum */
@@ -508,8 +505,8 @@ static __device__ __forceinline__ bool split_fast_pieces(const double *mine, int
             const double x = mine[k];
             if (x == 0.0)
                 continue;
-            const int code = split_code(cur, x);
-            const bool head = code == EQ_CUDA_SPLIT_CROSS || code != c;
+            const int code = eq_ord_split_code(cur, x);
+            const bool head = EQ_ORD_SPLIT_HEAD(code, c);
             if (head) {
                 p++;
                 rec->p[p].e = code;
@@ -583,7 +580,7 @@ static __device__ __forceinline__ bool split_fast_pieces(const double *mine, int
  * approximate prefix inside the chunk is advice: the rows' totals and a
  * warp scan of them, then each term's add in its row, the same values
  * whatever NT (so the same pieces). Each non-zero term gets its code
- * (split_code); a piece starts at every crossing term and wherever the
+ * (eq_ord_split_code); a piece starts at every crossing term and wherever the
  * code changes. The pieces' runs are composed across threads by a
  * segmented scan: a thread closes the pieces that start and end in it, its
  * first head closes the piece open from the threads before it (their
@@ -644,11 +641,11 @@ static __device__ int split_chunk(const double *st, double approx, EqCudaSplit *
         for (int k = 0; k < TPT; k++) {
             const double x = mine[k];
             if (x != 0.0) {
-                const int e = split_code(cur, x);
+                const int e = eq_ord_split_code(cur, x);
                 if (last == SPLIT_NOCODE)
                     first = e;
                 else
-                    nh += e == EQ_CUDA_SPLIT_CROSS || e != last;
+                    nh += EQ_ORD_SPLIT_HEAD(e, last);
                 last = e;
                 cur += x;
                 if (NT > 32 && e != EQ_CUDA_SPLIT_CROSS) {
@@ -672,7 +669,7 @@ static __device__ int split_chunk(const double *st, double approx, EqCudaSplit *
     /* heads: how many pieces start in this thread (its first non-zero term
      * starts one when it crosses or its code is not prev_in), and before
      * it */
-    nh += first != SPLIT_NOCODE && (first == EQ_CUDA_SPLIT_CROSS || first != prev_in);
+    nh += first != SPLIT_NOCODE && EQ_ORD_SPLIT_HEAD(first, prev_in);
     int np = 0, pb;
     long long tf_base = 0, tf_all = 0;
     if (NT == 32) {
@@ -736,8 +733,8 @@ static __device__ int split_chunk(const double *st, double approx, EqCudaSplit *
             const double x = mine[k];
             if (x == 0.0)
                 continue;
-            const int code = split_code(cur, x);
-            if (code == EQ_CUDA_SPLIT_CROSS || code != c) {
+            const int code = eq_ord_split_code(cur, x);
+            if (EQ_ORD_SPLIT_HEAD(code, c)) {
                 if (had_head) {
                     if (c != EQ_CUDA_SPLIT_CROSS)
                         rec->p[p].run = r; /* opened and closed in this thread */
@@ -2039,8 +2036,8 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
      * this layout, on this stream (in stream order, so that it is
      * complete) */
     const int tree = cuda->sum_mode == EQ_CUDA_SUM_TREE;
-    const int fused = !tree && !cuda->walk_none_plan && most_chunks <= EQC_ORD_LANES &&
-                      (cuda->fused >= 0 ? cuda->fused : total <= EQC_FUSED_MAX);
+    const int fused = !tree && !cuda->walk_none_plan &&
+                      eq_cuda_fused_launch(most_chunks, total, cuda->fused);
     int reuse = 0;
     int *plan = NULL, *prev = NULL;
     if (!tree) {

@@ -889,6 +889,27 @@ EQ_HD static inline int eq_ord_plan_term(double approx_before, double x)
     return eq_ord_plan_span(approx_before, approx_before + x, EQ_ORD_CROSS);
 }
 
+/* A non-zero term's code in a split record (lib/cuda/ordsum.cu; the
+ * records' model in tools/ordsum_rates.c): its plan (eq_ord_plan_term),
+ * where a term without a binade (EQ_ORD_NONE) is a crossing one too: a
+ * binade or EQ_ORD_CROSS. */
+EQ_HD static inline int eq_ord_split_code(double approx_before, double x)
+{
+    const int e = eq_ord_plan_term(approx_before, x);
+    return e == EQ_ORD_NONE ? EQ_ORD_CROSS : e;
+}
+
+/* The code before a split chunk's first non-zero term. */
+#define EQ_ORD_SPLIT_NOCODE (-0x7fffffff - 1)
+
+/* Whether a non-zero term of code `code` starts a piece of a split record,
+ * the non-zero term before it having code `prev` (EQ_ORD_SPLIT_NOCODE for
+ * the chunk's first): a crossing term always does (it is a piece alone),
+ * any other where the code changes. A macro: as an inline function it
+ * changed the fused kernel's code (session 23), which no device could
+ * check then; the same expression either way. */
+#define EQ_ORD_SPLIT_HEAD(code, prev) ((code) == EQ_ORD_CROSS || (code) != (prev))
+
 /* A segment starts at chunk c when c is the first chunk of an aligned group
  * of chunks_per_segment chunks, when its planned binade differs from the
  * previous chunk's, or when either is planned term by term. */
