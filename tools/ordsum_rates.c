@@ -32,10 +32,13 @@
  *     pieces of 16 lanes, tree plan, with its stats;
  *   - the same stages again with the walk instrumented to count pieces
  *     (eq_ordsum_walk's loop with eq_ord_walk_pieces' loop, counting);
- *   - a model of the CUDA walk (lib/cuda/ordsum.cu, ordsum.cuh on branch
- *     cuda): the plan from the device's prefix grouping and
- *     eq_ord_plan_chunk(), zero chunks stepped over, and a failed chunk
- *     added by eqc_block_exact_add's algorithm (the run of the longest
+ *   - a model of the CUDA walk (lib/cuda/ordsum.cu, ordsum.cuh): the plan
+ *     and approximate prefixes from the device's prefix grouping and
+ *     eq_ord_plan_chunk(), zero chunks stepped over, a chunk planned term
+ *     by term walked by its split record (its pieces as split_chunk forms
+ *     them: a crossing term's plain add, each run piece's checked apply),
+ *     and a failed chunk added from the failing piece (else its first
+ *     term) by eqc_block_exact_add's algorithm (the run of the longest
  *     prefix that passes, then one plain add, repeated); in the launches
  *     the device fuses (ord_small_chunks_kernel), a sum's first chunk
  *     planned term by term is added before the walk (the prewalk);
@@ -82,7 +85,8 @@ typedef struct Tally {
     /* host pipeline */
     size_t h_failed, h_seg_tried, h_seg_applied, h_pieces, h_pieces_plain, h_plain, h_checks;
     /* device model */
-    size_t d_zero, d_failed, d_prewalked, d_seg_tried, d_seg_applied, d_checks, d_scans, d_plain;
+    size_t d_zero, d_failed, d_prewalked, d_records, d_rec_failed, d_seg_tried, d_seg_applied,
+        d_checks, d_scans, d_plain;
     /* the device's split records (chunks planned term by term, but a
      * prewalked first one, of at most EQ_CUDA_SPLIT_MAX pieces): on the
      * block's fast path, pieces, with a negative term; chunks of more
@@ -183,8 +187,11 @@ static double host_walk_counted(const double *x, size_t n, const int *plan,
  * added in order, then added to each lane's; the exclusive prefix lane
  * l - 1's value, the warp's prefix in lane 0, 0.0 in thread 0); then
  * eq_ord_plan_chunk() of the running prefix before and after each chunk.
- * The same double operations in the same order, so the same plan. */
-static void device_plan(const double *chunk_sum, size_t nch, int *plan)
+ * The same double operations in the same order, so the same plan, and
+ * the same approximate prefix before each chunk (approx: the kernel keeps
+ * it for the chunks planned term by term, whose split records it
+ * places). */
+static void device_plan(const double *chunk_sum, size_t nch, int *plan, double *approx)
 {
     enum { T = 256, W = T / 32 };
     double x[T], pre[W];
@@ -218,13 +225,15 @@ static void device_plan(const double *chunk_sum, size_t nch, int *plan)
         for (size_t c = a; c < b; c++) {
             const double next = prefix + chunk_sum[c];
             plan[c] = eq_ord_plan_chunk(prefix, next);
+            approx[c] = prefix;
             prefix = next;
         }
     }
 }
 
 typedef struct DevCount {
-    size_t zero, failed, prewalked, seg_tried, seg_applied, checks, scans, plain;
+    size_t zero, failed, prewalked, records, rec_failed, seg_tried, seg_applied, checks, scans,
+        plain;
 } DevCount;
 
 /* The device fuses a launch of sums (eq_cuda_fused_launch, exact mode):
@@ -298,12 +307,109 @@ static double block_exact_add(double s, const double *v, int count, DevCount *dc
     return s;
 }
 
-/* ord_walk_kernel: segments, then chunks (zero chunks stepped over while s
- * is finite), a failing chunk by block_exact_add; with `prewalk` (a fused
- * launch) a first chunk planned term by term added before. */
+/* A split record as the device forms it (lib/cuda/ordsum.cu, split_chunk;
+ * EqCudaSplit): its pieces' first terms (chunk positions) and codes. */
+typedef struct SplitRec {
+    int np; /* pieces (over EQ_CUDA_SPLIT_MAX: no record, only counted) */
+    int head[EQ_CUDA_SPLIT_MAX], code[EQ_CUDA_SPLIT_MAX];
+    int fast, neg; /* the block's fast path would take it; a term is negative */
+} SplitRec;
+
+/* The record of chunk c (planned term by term) as split_chunk forms it
+ * from the chunk's approximate prefix `approx` (the plan's): the codes by
+ * eq_ord_split_code of the approximate sum before each non-zero term,
+ * which the device forms for row r (terms 32r .. 32r+31) from its rows'
+ * sums (each from 0.0, all 32 values, those past the chunk's end 0.0) by
+ * a warp's inclusive shuffle scan, approx plus row r - 1's prefix (plus
+ * 0.0 for row 0), then the row's non-zero terms added in order. The same
+ * for a warp's split and a block's (SPLIT_NT threads add their row's
+ * terms before their own first). Pieces start at every crossing term and
+ * code change (EQ_ORD_SPLIT_HEAD). rec->fast: every run term is
+ * eq_ord_rising_term's OK or TIE, at most EQ_CUDA_SPLIT_FAST_TIES TIE. */
+static void device_split(const double *x, size_t n, size_t c, double approx, SplitRec *rec)
+{
+    enum { ROWS = 32, ROW = 32 };
+    const size_t ct = eq_ordsum_chunk_terms(&layout), a = c * ct, b = a + ct < n ? a + ct : n;
+    double inc[ROWS];
+    int prev = EQ_ORD_SPLIT_NOCODE, ties = 0, slow = 0;
+    for (int r = 0; r < ROWS; r++) {
+        double ls = 0.0;
+        for (int k = 0; k < ROW; k++) {
+            const size_t i = a + (size_t)(r * ROW + k);
+            ls += i < b ? x[i] : 0.0;
+        }
+        inc[r] = ls;
+    }
+    for (int o = 1; o < ROWS; o *= 2) {
+        double y[ROWS];
+        for (int r = 0; r < ROWS; r++)
+            y[r] = r >= o ? inc[r - o] : 0.0;
+        for (int r = o; r < ROWS; r++)
+            inc[r] += y[r];
+    }
+    rec->np = 0;
+    rec->neg = 0;
+    for (int r = 0; r < ROWS; r++) {
+        double cur = approx + (r ? inc[r - 1] : 0.0);
+        for (int k = 0; k < ROW; k++) {
+            const size_t i = a + (size_t)(r * ROW + k);
+            const double v = i < b ? x[i] : 0.0;
+            if (v == 0.0)
+                continue;
+            const int code = eq_ord_split_code(cur, v);
+            if (EQ_ORD_SPLIT_HEAD(code, prev)) {
+                if (rec->np < EQ_CUDA_SPLIT_MAX) {
+                    rec->head[rec->np] = r * ROW + k;
+                    rec->code[rec->np] = code;
+                }
+                rec->np++;
+            }
+            if (code != EQ_ORD_CROSS) {
+                int64_t ti;
+                const int kd = eq_ord_rising_term(v, code, &ti);
+                slow += kd == EQ_ORD_RISING_SLOW;
+                ties += kd == EQ_ORD_RISING_TIE;
+            }
+            rec->neg |= v < 0.0;
+            prev = code;
+            cur += v;
+        }
+    }
+    rec->fast = slow == 0 && ties <= EQ_CUDA_SPLIT_FAST_TIES;
+}
+
+/* split_walk (lib/cuda/ordsum.cu): the pieces of rec, chunk terms v[0 ..
+ * count - 1], applied to *s in order: a crossing piece by the plain add
+ * of its term, a run piece (its terms up to the next piece, under its
+ * code) by the checked apply. Returns -1 when every piece was added, else
+ * the first term of the piece that failed its check, *s exact before it. */
+static int split_walk_model(double *s, const double *v, int count, const SplitRec *rec,
+                            DevCount *dc)
+{
+    for (int p = 0; p < rec->np; p++) {
+        const int h = rec->head[p], end = p + 1 < rec->np ? rec->head[p + 1] : count;
+        if (rec->code[p] == EQ_ORD_CROSS) {
+            *s = *s + v[h];
+            dc->plain++;
+            continue;
+        }
+        const EqOrdRun r = eq_ord_run_terms(v + h, end - h, 1, rec->code[p]);
+        if (!eq_ord_apply(s, &r, rec->code[p]))
+            return h;
+    }
+    return -1;
+}
+
+/* The walks (ord_walk_kernel, ord_walk_small_kernel): segments, then
+ * chunks (a zero chunk stepped over while s is finite); a chunk planned
+ * term by term by its split record (recs[c], np 1 .. EQ_CUDA_SPLIT_MAX;
+ * any other np: no record); a chunk whose check fails, from the term where
+ * it failed (a record's failed piece; else its first), by block_exact_add.
+ * With `prewalk` (a fused launch) a first chunk planned term by term is
+ * added before, with the plain adds from +0.0. */
 static double device_walk(const double *x, size_t n, const int *plan, const EqOrdRun *runs,
                           const EqOrdRun *seg, const int *seg_len, const unsigned char *zero,
-                          int prewalk, DevCount *dc)
+                          const SplitRec *recs, int prewalk, DevCount *dc)
 {
     size_t ct = eq_ordsum_chunk_terms(&layout), nch = eq_ordsum_nchunks(n, &layout);
     double sum = 0.0;
@@ -317,6 +423,7 @@ static double device_walk(const double *x, size_t n, const int *plan, const EqOr
     }
     while (c < nch) {
         size_t k = c;
+        int pos0 = 0;
         while (k < nch) {
             int len = seg_len[k];
             if (len > 1) {
@@ -329,15 +436,25 @@ static double device_walk(const double *x, size_t n, const int *plan, const EqOr
                 }
             }
             size_t end = k + (size_t)(len > 1 ? len : 1);
-            const int finite = eq_exp_field(sum) != 0x7ff;
             while (k < end) {
-                if (zero[k] && finite) {
+                if (zero[k] && eq_exp_field(sum) != 0x7ff) {
                     dc->zero++;
                     k++;
                 } else if (plan[k] != EQ_ORD_NONE) {
                     dc->checks++;
                     if (!eq_ord_apply(&sum, &runs[k], plan[k]))
                         break;
+                    k++;
+                } else if (recs[k].np >= 1 && recs[k].np <= EQ_CUDA_SPLIT_MAX) {
+                    const size_t first = k * ct;
+                    const int count = (int)(n - first < ct ? n - first : ct);
+                    dc->records++;
+                    pos0 = split_walk_model(&sum, x + first, count, &recs[k], dc);
+                    if (pos0 >= 0) {
+                        dc->rec_failed++;
+                        break;
+                    }
+                    pos0 = 0;
                     k++;
                 } else {
                     break;
@@ -350,51 +467,20 @@ static double device_walk(const double *x, size_t n, const int *plan, const EqOr
         if (c < nch) {
             size_t first = c * ct, count = n - first < ct ? n - first : ct;
             dc->failed++;
-            sum = block_exact_add(sum, x + first, (int)count, dc);
+            sum = block_exact_add(sum, x + first + pos0, (int)count - pos0, dc);
             c++;
         }
     }
     return sum;
 }
 
-/* The split record of chunk c (planned term by term) as the device forms
- * it (lib/cuda/ordsum.cu, split_chunk): its pieces by eq_ord_split_code
- * and EQ_ORD_SPLIT_HEAD under the approximate prefix (here the sequential
- * one from `approx`). *fast: the block's fast path takes it (every run
- * term eq_ord_rising_term's OK or TIE, at most EQ_CUDA_SPLIT_FAST_TIES
- * TIE); *neg: a term is negative. Returns the pieces. */
-static int split_pieces(const double *x, size_t n, size_t c, double approx, int *fast, int *neg)
-{
-    const size_t ct = eq_ordsum_chunk_terms(&layout), a = c * ct, b = a + ct < n ? a + ct : n;
-    double cur = approx;
-    int np = 0, prev = EQ_ORD_SPLIT_NOCODE, ties = 0, slow = 0;
-    *neg = 0;
-    for (size_t i = a; i < b; i++) {
-        const double v = x[i];
-        if (v == 0.0)
-            continue;
-        const int code = eq_ord_split_code(cur, v);
-        np += EQ_ORD_SPLIT_HEAD(code, prev);
-        if (code != EQ_ORD_CROSS) {
-            int64_t inc;
-            const int k = eq_ord_rising_term(v, code, &inc);
-            slow += k == EQ_ORD_RISING_SLOW;
-            ties += k == EQ_ORD_RISING_TIE;
-        }
-        *neg |= v < 0.0;
-        prev = code;
-        cur += v;
-    }
-    *fast = slow == 0 && ties <= EQ_CUDA_SPLIT_FAST_TIES;
-    return np;
-}
-
 /* ---------------------------------------------------- one sum, checked */
 
 typedef struct Scratch {
     size_t cap;
-    double *chunk_sum;
+    double *chunk_sum, *approx;
     int *plan, *seg_len;
+    SplitRec *recs;
     EqOrdRun *runs, *seg, lane_runs[256];
     EqOrdSegRun segscratch[64];
     unsigned char *zero;
@@ -407,18 +493,23 @@ static void scratch_reserve(size_t nch)
     if (nch <= scr.cap)
         return;
     free(scr.chunk_sum);
+    free(scr.approx);
+    free(scr.recs);
     free(scr.plan);
     free(scr.seg_len);
     free(scr.runs);
     free(scr.seg);
     free(scr.zero);
     scr.chunk_sum = malloc(nch * sizeof(double));
+    scr.approx = malloc(nch * sizeof(double));
+    scr.recs = malloc(nch * sizeof(SplitRec));
     scr.plan = malloc(nch * sizeof(int));
     scr.seg_len = malloc(nch * sizeof(int));
     scr.runs = malloc(nch * sizeof(EqOrdRun));
     scr.seg = malloc(nch * sizeof(EqOrdRun));
     scr.zero = malloc(nch);
-    if (!scr.chunk_sum || !scr.plan || !scr.seg_len || !scr.runs || !scr.seg || !scr.zero) {
+    if (!scr.chunk_sum || !scr.approx || !scr.recs || !scr.plan || !scr.seg_len || !scr.runs ||
+        !scr.seg || !scr.zero) {
         fprintf(stderr, "exactquality-ordsum-rates: out of memory\n");
         exit(2);
     }
@@ -482,34 +573,33 @@ static void measure(const double *x, size_t n, int m, int kind, int scale, int c
             z = x[i] == 0.0;
         scr.zero[c] = z;
     }
-    device_plan(scr.chunk_sum, nch, scr.plan);
+    device_plan(scr.chunk_sum, nch, scr.plan, scr.approx);
     eq_ordsum_chunk_runs(x, n, 1, &layout, scr.plan, scr.runs, scr.lane_runs);
     eq_ordsum_segment_runs(scr.runs, scr.plan, nch, &layout, scr.seg, scr.seg_len,
                            scr.segscratch);
+    /* the split records: every non-zero chunk planned term by term but a
+     * prewalked first one (the engine's pool of EQC_SPLIT_POOL records a
+     * launch is not modelled: no fixture's launch comes near it) */
     size_t sp_records = 0, sp_fast = 0, sp_pieces = 0, sp_max = 0, sp_neg = 0, sp_over = 0;
-    {
-        double approx = 0.0;
-        for (size_t c = 0; c < nch; c++) {
-            if (scr.plan[c] == EQ_ORD_NONE && !(c == 0 && launch_fused)) {
-                int fast, neg;
-                const size_t np = (size_t)split_pieces(x, n, c, approx, &fast, &neg);
-                if (np > EQ_CUDA_SPLIT_MAX) {
-                    sp_over++;
-                    approx += scr.chunk_sum[c];
-                    continue;
-                }
-                sp_records++;
-                sp_fast += (size_t)fast;
-                sp_pieces += np;
-                sp_max = np > sp_max ? np : sp_max;
-                sp_neg += (size_t)neg;
-            }
-            approx += scr.chunk_sum[c];
+    for (size_t c = 0; c < nch; c++) {
+        SplitRec *r = &scr.recs[c];
+        r->np = 0;
+        if (scr.plan[c] != EQ_ORD_NONE || scr.zero[c] || (c == 0 && launch_fused))
+            continue;
+        device_split(x, n, c, scr.approx[c], r);
+        if (r->np > EQ_CUDA_SPLIT_MAX) {
+            sp_over++;
+            continue;
         }
+        sp_records++;
+        sp_fast += (size_t)r->fast;
+        sp_pieces += (size_t)r->np;
+        sp_max = (size_t)r->np > sp_max ? (size_t)r->np : sp_max;
+        sp_neg += (size_t)r->neg;
     }
     memset(&dc, 0, sizeof(dc));
-    dev = device_walk(x, n, scr.plan, scr.runs, scr.seg, scr.seg_len, scr.zero, launch_fused,
-                      &dc);
+    dev = device_walk(x, n, scr.plan, scr.runs, scr.seg, scr.seg_len, scr.zero, scr.recs,
+                      launch_fused, &dc);
     if (!same_bits(loop, dev))
         mismatch("device walk model", m, kind, scale, ch, loop, dev);
 
@@ -536,6 +626,8 @@ static void measure(const double *x, size_t n, int m, int kind, int scale, int c
         t->d_zero += dc.zero;
         t->d_failed += dc.failed;
         t->d_prewalked += dc.prewalked;
+        t->d_records += dc.records;
+        t->d_rec_failed += dc.rec_failed;
         t->d_seg_tried += dc.seg_tried;
         t->d_seg_applied += dc.seg_applied;
         t->d_scans += dc.scans;
@@ -870,17 +962,15 @@ static double pct(size_t a, size_t b)
 static void print_row(const char *label, const char *kind, const char *scale, const Tally *t)
 {
     printf("| %s | %s | %s | %zu | %zu | %zu | %zu (%.2f %%) | %zu / %zu | %zu / %zu | %zu "
-           "(%.4f %%) | %zu | %zu | %zu (%.2f %%) | %zu | %zu / %zu | %zu | %zu | %zu (%.4f %%) | "
-           "%.3g .. %.3g%s |\n",
+           "(%.4f %%) | %zu | %zu | %zu | %zu / %zu | %zu (%.2f %%) | %zu / %zu | %zu | %zu | "
+           "%zu (%.4f %%) | %.3g .. %.3g%s |\n",
            label, kind, scale, t->sums, t->terms, t->chunks, t->h_failed,
            pct(t->h_failed, t->chunks), t->h_seg_tried - t->h_seg_applied, t->h_seg_tried,
            t->h_pieces_plain, t->h_pieces, t->h_plain, pct(t->h_plain, t->terms), t->h_checks,
-           t->d_zero,
-           t->d_failed, pct(t->d_failed, t->chunks), t->d_prewalked,
-           t->d_seg_tried - t->d_seg_applied,
-           t->d_seg_tried, t->d_checks, t->d_scans, t->d_plain,
-           pct(t->d_plain, t->terms), t->mean_lo, t->mean_hi,
-           t->negative ? " (some < 0)" : "");
+           t->d_zero, t->d_prewalked, t->d_rec_failed, t->d_records, t->d_failed,
+           pct(t->d_failed, t->chunks), t->d_seg_tried - t->d_seg_applied, t->d_seg_tried,
+           t->d_checks, t->d_scans, t->d_plain, pct(t->d_plain, t->terms), t->mean_lo,
+           t->mean_hi, t->negative ? " (some < 0)" : "");
 }
 
 typedef void (*RowFn)(const char *label, const char *kind, const char *scale, const Tally *t);
@@ -915,9 +1005,10 @@ static void print_table(const char *label, int by_scale)
 {
     printf("| fixture | metric / sum | scale | sums | terms | chunks | host: failed chunks "
            "| failed / tried segments | plain / tried pieces | plain adds | checks | device: zero "
-           "chunks skipped | failed chunks | first chunks prewalked | failed / tried segments "
-           "| checks | block rounds | plain adds | sum / n |\n");
-    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+           "chunks skipped | first chunks prewalked | failed / walked split records | chunks "
+           "added by the block | failed / tried segments | checks | block rounds | plain adds "
+           "| sum / n |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     print_rows(label, by_scale, print_row);
 }
 
