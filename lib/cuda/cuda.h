@@ -119,6 +119,14 @@ static inline int eq_cuda_fused_launch(long long most_chunks, long long total_ch
  * griddepcontrol.wait still waits for its completion and writes): "off"
  * launches the walk when it ends. The same bits either way. */
 #define EQ_CUDA_EARLYWALK_ENV "EXACTQUALITY_CUDA_EARLYWALK"
+/* The small walk (launches whose sums have at most 256 chunks) copies the
+ * first words of its split records to shared memory while it forms its
+ * segments, and walks a record of at most 4 pieces (SSIM's crossing
+ * chunks) with every lane reading the pieces, without shuffles, its
+ * checks off the chain of sums: "off" copies whole records after the
+ * segments and walks every record with split_walk. The same bits either
+ * way (for tools/bench_cuda). */
+#define EQ_CUDA_LEANWALK_ENV "EXACTQUALITY_CUDA_LEANWALK"
 #define EQ_CUDA_BANDS_ENV "EXACTQUALITY_CUDA_BANDS"
 /* SSIMULACRA2 launches scale 0's sums on the third stream (the greatest
  * priority, as the other scales' sums) after its column blur; "stream"

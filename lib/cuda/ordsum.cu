@@ -6,6 +6,7 @@
  * at once; the engine leaves each sum's double in the frame's results.
  */
 #include <limits.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1324,33 +1325,61 @@ struct WalkGroups {
 
 #define EQC_WALK_SPLITS 8
 
-/* Records src[0 .. n-1] of the pool (n <= EQC_WALK_SPLITS) copied to dst
- * by the block's EQC_ORD_LANES threads, in 8-byte words (the walk's split
- * records, read from shared memory while it walks). Every load of a thread
- * is issued before its first store: one round trip to L2 for the whole
- * copy, not one for each record (a loop of load-then-store waits for each
- * load in turn). */
+/* The first W 8-byte words of records src[0 .. n-1] of the pool (n <=
+ * EQC_WALK_SPLITS) copied to dst[0 .. n-1] by the block's EQC_ORD_LANES
+ * threads: load() issues every load of a thread into v, store() writes
+ * them. One round trip to L2 for the whole copy, not one for each record
+ * (a loop of load-then-store waits for each load in turn); and a caller
+ * may do other work between the two (the small walk's lean copy: its
+ * segments). */
 static_assert(sizeof(EqCudaSplit) % 8 == 0, "records copied in 8-byte words");
+template <int W>
+struct RecCopy {
+    static constexpr int WORDS = (int)(sizeof(EqCudaSplit) / 8);
+    static constexpr int PER = (EQC_WALK_SPLITS * W + EQC_ORD_LANES - 1) / EQC_ORD_LANES;
+    static_assert(W >= 1 && W <= WORDS, "a part of a record");
+    unsigned long long v[PER];
+
+    __device__ __forceinline__ void load(const int *src, int n, const EqCudaSplit *pool)
+    {
+#pragma unroll
+        for (int k = 0; k < PER; k++) {
+            const int q = (int)threadIdx.x + k * EQC_ORD_LANES;
+            if (q < n * W)
+                v[k] = reinterpret_cast<const unsigned long long *>(pool + src[q / W])[q % W];
+        }
+    }
+    __device__ __forceinline__ void store(EqCudaSplit *dst, int n) const
+    {
+#pragma unroll
+        for (int k = 0; k < PER; k++) {
+            const int q = (int)threadIdx.x + k * EQC_ORD_LANES;
+            if (q < n * W)
+                reinterpret_cast<unsigned long long *>(dst + q / W)[q % W] = v[k];
+        }
+    }
+};
+
+/* Records src[0 .. n-1] of the pool, whole, copied to dst (the walk's
+ * split records, read from shared memory while it walks). */
 static __device__ __forceinline__ void copy_split_records(EqCudaSplit *dst, const int *src,
                                                           const int &n, const EqCudaSplit *pool)
 {
-    constexpr int WORDS = (int)(sizeof(EqCudaSplit) / 8);
-    constexpr int PER = (EQC_WALK_SPLITS * WORDS + EQC_ORD_LANES - 1) / EQC_ORD_LANES;
-    const int nw = n * WORDS;
-    unsigned long long v[PER];
-#pragma unroll
-    for (int k = 0; k < PER; k++) {
-        const int q = (int)threadIdx.x + k * EQC_ORD_LANES;
-        if (q < nw)
-            v[k] = reinterpret_cast<const unsigned long long *>(pool + src[q / WORDS])[q % WORDS];
-    }
-#pragma unroll
-    for (int k = 0; k < PER; k++) {
-        const int q = (int)threadIdx.x + k * EQC_ORD_LANES;
-        if (q < nw)
-            reinterpret_cast<unsigned long long *>(dst)[q] = v[k];
-    }
+    RecCopy<(int)(sizeof(EqCudaSplit) / 8)> c;
+    c.load(src, n, pool);
+    c.store(dst, n);
 }
+
+/* The small walk's lean records (EQ_CUDA_LEANWALK_ENV): records of at
+ * most EQC_LEAN_PIECES pieces (SSIM's crossing chunks: a run, the
+ * crossing term, a run) are walked by split_walk_lean from their first
+ * LEAN_WORDS words in shared memory; longer ones by split_walk from the
+ * pool. */
+#define EQC_LEAN_PIECES 4
+#define EQC_LEAN_WORDS \
+    ((int)((offsetof(EqCudaSplit, p) + EQC_LEAN_PIECES * sizeof(EqCudaSplitPiece)) / 8))
+static_assert(offsetof(EqCudaSplit, p) % 8 == 0 && sizeof(EqCudaSplitPiece) % 8 == 0,
+              "whole pieces in 8-byte words");
 
 /* The records of the one group of EQC_ORD_SEG chunks the walk stages
  * (thread i stages chunk i of the group; every index is a chunk of it). */
@@ -1480,6 +1509,46 @@ static __device__ int split_walk(const EqCudaSplit *rec, double *x, int lane, in
     return -1;
 }
 
+/* split_walk for a record of at most EQC_LEAN_PIECES pieces, every lane
+ * alike (the pieces read by every lane from the same place: broadcasts,
+ * no shuffles): first the sums alone, piece after piece (a crossing
+ * piece's plain add; a run piece's sum by eq_ord_apply_try_pos, whose
+ * check is formed beside the chain and not waited for), then, when every
+ * check passed, the last sum is the exact sum; otherwise the pieces
+ * again from *x, each checked before the next (eq_ord_apply), as
+ * split_walk's second pass. Returns as split_walk does; `lie` as there. */
+static __device__ __forceinline__ int split_walk_lean(const EqCudaSplit *rec, double *x, int lie)
+{
+    const int np = rec->np;
+    double y = *x;
+    int ok = 1;
+#pragma unroll
+    for (int p = 0; p < EQC_LEAN_PIECES; p++) {
+        if (p < np) {
+            const EqCudaSplitPiece &pc = rec->p[p];
+            const EqOrdRun run = piece_run(pc.run, p, np, lie);
+            double next;
+            const int good = eq_ord_apply_try_pos(y, &run, pc.e, &next);
+            const bool cross = pc.e == EQ_CUDA_SPLIT_CROSS;
+            ok &= cross || good;
+            y = cross ? y + pc.x : next;
+        }
+    }
+    if (ok) {
+        *x = y;
+        return -1;
+    }
+    for (int p = 0; p < np; p++) {
+        const EqCudaSplitPiece &pc = rec->p[p];
+        const EqOrdRun run = piece_run(pc.run, p, np, lie);
+        if (pc.e == EQ_CUDA_SPLIT_CROSS)
+            *x = *x + pc.x; /* the loop's own add */
+        else if (!eq_ord_apply(x, &run, pc.e))
+            return pc.start;
+    }
+    return -1;
+}
+
 /* Warp 0's walk over staged chunks k .. nb - 1 (every lane alike): each
  * segment's run with the checked apply; where a segment fails (or is one
  * chunk), its chunks one by one: a zero chunk leaves a finite s (never
@@ -1492,7 +1561,8 @@ static __device__ int split_walk(const EqCudaSplit *rec, double *x, int lane, in
 template <typename Sh, typename RunOf>
 static __device__ __forceinline__ int walk_chunks(const Sh &sh, int k, int nb, double *x,
                                                   int *pos0, const EqCudaSplit *pool,
-                                                  int *counters, int lane, int lie, RunOf run_of)
+                                                  int *counters, int lane, int lie, int lean,
+                                                  RunOf run_of)
 {
     *pos0 = 0;
     while (k < nb) {
@@ -1512,8 +1582,13 @@ static __device__ __forceinline__ int walk_chunks(const Sh &sh, int k, int nb, d
                 k++;
             } else if (sh.split[k] >= 0) {
                 const int sl = sh.slot[k];
+                /* lean: the kept records' first EQC_LEAN_WORDS words alone
+                 * are in recs */
                 const int p0 =
-                    split_walk(sl >= 0 ? &sh.recs[sl] : pool + sh.split[k], x, lane, lie);
+                    lean && sl >= 0 && sh.recs[sl].np <= EQC_LEAN_PIECES
+                        ? split_walk_lean(&sh.recs[sl], x, lie)
+                        : split_walk(sl >= 0 && !lean ? &sh.recs[sl] : pool + sh.split[k], x,
+                                     lane, lie);
                 if (lane == 0)
                     atomicAdd(&counters[p0 < 0 ? 1 : 2], 1);
                 if (p0 >= 0) {
@@ -1746,7 +1821,7 @@ ord_walk_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs, con
                 const int lane = threadIdx.x;
                 double x = sum;
                 int pos0 = 0;
-                const int k = walk_chunks(sh, c, nb, &x, &pos0, pool, counters, lane, lie,
+                const int k = walk_chunks(sh, c, nb, &x, &pos0, pool, counters, lane, lie, 0,
                                           [&](int j) { return sh.run[j]; });
                 if (lane == 0) {
                     sh.s = x;
@@ -1808,7 +1883,7 @@ __global__ void __launch_bounds__(EQC_ORD_LANES, 1)
 ord_walk_small_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs, EqOrdRun *seg,
                       int *seg_len, const unsigned char *zero, unsigned char *gzero,
                       const int *split_idx, const EqCudaSplit *pool, int *counters, double *out,
-                      int none_plan, int walk, int lie, const double *first_sum)
+                      int none_plan, int walk, int lie, const double *first_sum, int lean)
 {
     __shared__ SmallWalkShared sh;
     const int s = blockIdx.x, c = threadIdx.x, lane = c & 31, w = c >> 5;
@@ -1833,11 +1908,29 @@ ord_walk_small_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *run
         z = zero[off + c];
         sp = none_plan ? -1 : split_idx[off + c];
     }
-    /* the segments of each group of EQC_ORD_SEG chunks, as
-     * ord_segments_kernel forms them (its barrier also publishes nsplit) */
+    /* the first EQC_WALK_SPLITS split records in chunk order go to recs:
+     * with `lean` (EQ_CUDA_LEANWALK_ENV) their first EQC_LEAN_WORDS words,
+     * loaded here and stored after the segments, which hide the loads */
     const unsigned sm = __ballot_sync(0xffffffffu, sp >= 0);
     if (lane == 0)
         sh.nsplit[w] = __popc(sm);
+    __syncthreads();
+    int rank = __popc(sm & ((1u << lane) - 1u)), total = 0;
+    for (int k = 0; k < EQC_ORD_WARPS; k++) {
+        rank += k < w ? sh.nsplit[k] : 0;
+        total += sh.nsplit[k];
+    }
+    const bool kept = sp >= 0 && rank < EQC_WALK_SPLITS;
+    if (kept)
+        sh.rec_src[rank] = sp;
+    const int nrec = total < EQC_WALK_SPLITS ? total : EQC_WALK_SPLITS;
+    RecCopy<EQC_LEAN_WORDS> lean_recs;
+    if (lean) {
+        __syncthreads();
+        lean_recs.load(sh.rec_src, nrec, pool);
+    }
+    /* the segments of each group of EQC_ORD_SEG chunks, as
+     * ord_segments_kernel forms them */
     int len, h;
     bool last, all_zero;
     x = segment_group(x, in && !z, &sh.groups[g], &len, &h, &last, &all_zero);
@@ -1853,21 +1946,14 @@ ord_walk_small_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *run
         sh.zero[c] = none_plan ? 0 : z;
         sh.seg_len[c] = (short)(none_plan ? 0 : len);
         sh.split[c] = sp;
-    }
-    /* the first EQC_WALK_SPLITS split records in chunk order go to recs */
-    int rank = __popc(sm & ((1u << lane) - 1u)), total = 0;
-    for (int k = 0; k < EQC_ORD_WARPS; k++) {
-        rank += k < w ? sh.nsplit[k] : 0;
-        total += sh.nsplit[k];
-    }
-    const bool kept = sp >= 0 && rank < EQC_WALK_SPLITS;
-    if (in)
         sh.slot[c] = (signed char)(kept ? rank : -1);
-    if (kept)
-        sh.rec_src[rank] = sp;
-    const int nrec = total < EQC_WALK_SPLITS ? total : EQC_WALK_SPLITS;
-    __syncthreads();
-    copy_split_records(sh.recs, sh.rec_src, nrec, pool);
+    }
+    if (lean) {
+        lean_recs.store(sh.recs, nrec);
+    } else {
+        __syncthreads();
+        copy_split_records(sh.recs, sh.rec_src, nrec, pool);
+    }
     __syncthreads();
 
     /* warp 0 walks (every lane alike, lane 0 writes); a chunk that fails
@@ -1887,7 +1973,7 @@ ord_walk_small_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *run
             int pos0 = 0;
             /* a segment of one chunk holds the chunk's run; other chunks'
              * runs (a failed segment's) are read from global memory */
-            const int k = walk_chunks(sh, c0, nch, &xs, &pos0, pool, counters, lane, lie,
+            const int k = walk_chunks(sh, c0, nch, &xs, &pos0, pool, counters, lane, lie, lean,
                                       [&](int j) {
                                           return sh.seg_len[j] == 1 ? sh.seg[j] : runs[off + j];
                                       });
@@ -2147,7 +2233,7 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
                       launch_pdl(ord_walk_small_kernel, (unsigned)nsums, EQC_ORD_LANES, stream,
                                  dt, plan, runs, seg, seg_len, zero, gzero, split_idx, pool,
                                  counters, dout, cuda->walk_none_plan, cuda->walk_mode,
-                                 cuda->walk_lie, (const double *)first_sum));
+                                 cuda->walk_lie, (const double *)first_sum, cuda->lean_walk));
         } else {
             EQC_CHECK(cuda, EQC_SITE_LAUNCH,
                       launch_pdl(ord_segments_kernel, (unsigned)groups, EQC_ORD_SEG, stream, dt,
