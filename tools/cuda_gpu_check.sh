@@ -121,6 +121,12 @@ for s in $steps; do
       #    even sum for both parities
       #  (fasttie, fastpre, fastfirst: on every seed through the ordsum stage's
       #  kind 19, since session 23)
+      #  leancross: the small walk's lean records (split_walk_lean) drop the
+      #    crossing pieces' terms from their first pass
+      #  leanok: their first pass passes every piece without its check (red
+      #    through EQ_CUDA_STAGE_SUM_LIE's poisoned pieces)
+      #  leanwords: the lean copy leaves out the last piece a lean record may have
+      #  leanpool: a record of more pieces is read from the lean copy, not the pool
       # and the row blur's (s2_blur_h_kernel; lib/cuda/ssimulacra2.cu), red in the
       # ssimulacra2 stage of the harness:
       #  blurfirst: the first tile of outputs (columns 0 .. 31) is not stored
@@ -179,6 +185,10 @@ for s in $steps; do
       mut fasttie 's/const int odd = eq_ord_rising_parity(par, h.pre - s0, acc);/const int odd = par;/'
       mut fastpre 's/eq_ord_rising_parity(par, h.pre - s0, acc)/eq_ord_rising_parity(par, h.pre, acc)/'
       mut fastfirst 's/tf_run + acc, sh->first\[t\]\[par\]);/tf_run + acc, sh->first[t][0]);/'
+      mut leancross 's/            y = cross ? y + pc.x : next;/            y = cross ? y : next;/'
+      mut leanok 's/            ok \&= cross || good;/            ok \&= 1;/'
+      mut leanwords 's/EQC_LEAN_PIECES \* sizeof(EqCudaSplitPiece)/(EQC_LEAN_PIECES - 1) * sizeof(EqCudaSplitPiece)/'
+      mut leanpool 's/split_walk(sl >= 0 \&\& !lean ? \&sh.recs\[sl\]/split_walk(sl >= 0 ? \&sh.recs[sl]/'
       # the tie-free run's arithmetic (lib/exact/ordsum.h, eq_ord_run_scaled1),
       # red in the ordsum stage: one of its four interleaved totals left out,
       # no lane flagged for a negative term, no exact half flagged, no lane
