@@ -111,7 +111,8 @@ for s in $steps; do
       #    363a539: here in `again`, which small launches leave alone), which
       #    _FUSED_LATE fills with the launch's epoch
       #  prewalk: the walk of a small launch starts after a prewalked first
-      #    chunk from +0.0 instead of that chunk's sum
+      #    chunk from +0.0 instead of that chunk's sum (its lean form, the
+      #    default since branch s24walk)
       #  prewalkn: the fused kernel's first chunk leaves out its last term
       #  fasttie: the block's fast split (split_fast_pieces) takes an exact
       #    half's increment for the start's parity, not the sum's before it
@@ -180,7 +181,7 @@ for s in $steps; do
       mut fusedwait 's/while (ld_acquire_u32(\&ready\[off + tid\]) != epoch) {/while (0) {/'
       mut fusedscan 's/    if (tid < c) {/    if (tid < c - 1) {/'
       mut fusedflags 's/unsigned \*ready = (unsigned \*)cuda->scratch\[scratch\].ptr;/unsigned *ready = (unsigned *)again;/'
-      mut prewalk 's/        sum = first_sum\[s\];/        sum = 0.0;/'
+      mut prewalk 's/sh.first = pre ? first_sum\[s\] : 0.0;/sh.first = 0.0;/'
       mut prewalkn 's/            for (int i = 0; i < count; i++)$/            for (int i = 0; i < count - 1; i++)/'
       mut fasttie 's/const int odd = eq_ord_rising_parity(par, h.pre - s0, acc);/const int odd = par;/'
       mut fastpre 's/eq_ord_rising_parity(par, h.pre - s0, acc)/eq_ord_rising_parity(par, h.pre, acc)/'

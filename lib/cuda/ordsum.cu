@@ -1871,8 +1871,8 @@ struct SmallWalkShared {
     int nsplit[EQC_ORD_WARPS];
     int rec_src[EQC_WALK_SPLITS];
     EqCudaSplit recs[EQC_WALK_SPLITS];
-    double s;
-    int next, pos0;
+    double s, first; /* first: a prewalked first chunk's sum (lean), else 0.0 */
+    int next, pos0, c0;
     union {
         EqcExactShared ex;           /* the block's exact add */
         double terms[EQC_ORD_CHUNK]; /* EQC_WALK_SEQ */
@@ -1926,6 +1926,13 @@ ord_walk_small_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *run
     const int nrec = total < EQC_WALK_SPLITS ? total : EQC_WALK_SPLITS;
     RecCopy<EQC_LEAN_WORDS> lean_recs;
     if (lean) {
+        /* whether the fused kernel added the first chunk, and its sum,
+         * loaded beside the records (thread 0 holds chunk 0) */
+        if (c == 0) {
+            const bool pre = in && !none_plan && p == EQ_ORD_NONE && sp == EQC_SPLIT_PREWALKED;
+            sh.first = pre ? first_sum[s] : 0.0;
+            sh.c0 = pre ? 1 : 0;
+        }
         __syncthreads();
         lean_recs.load(sh.rec_src, nrec, pool);
     }
@@ -1960,8 +1967,11 @@ ord_walk_small_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *run
      * its check is added by the whole block from the failing term on */
     double sum = 0.0;
     int c0 = 0;
-    if (nch > 0 && !none_plan && plan[off] == EQ_ORD_NONE &&
-        split_idx[off] == EQC_SPLIT_PREWALKED) {
+    if (lean) {
+        sum = sh.first;
+        c0 = sh.c0;
+    } else if (nch > 0 && !none_plan && plan[off] == EQ_ORD_NONE &&
+               split_idx[off] == EQC_SPLIT_PREWALKED) {
         /* the fused kernel added the first chunk (chunk 1 heads a segment:
          * chunk 0 is planned term by term) */
         sum = first_sum[s];
