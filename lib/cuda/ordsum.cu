@@ -1354,8 +1354,12 @@ struct RecCopy {
 #pragma unroll
         for (int k = 0; k < PER; k++) {
             const int q = (int)threadIdx.x + k * EQC_ORD_LANES;
-            if (q < n * W)
-                reinterpret_cast<unsigned long long *>(dst + q / W)[q % W] = v[k];
+            if (q < n * W) {
+                if (W == WORDS) /* whole records: one contiguous run of words */
+                    reinterpret_cast<unsigned long long *>(dst)[q] = v[k];
+                else
+                    reinterpret_cast<unsigned long long *>(dst + q / W)[q % W] = v[k];
+            }
         }
     }
 };
