@@ -106,6 +106,8 @@ for s in $steps; do
       #    (red through EQ_CUDA_STAGE_SUM_LIE's poisoned pieces)
       #  fusedwait: the fused small-launch kernel (ord_small_chunks_kernel) reads
       #    the chunk sums before its chunk without waiting for their ready flags
+      #    (in both forms of the wait: a warp's, the default since branch
+      #    s24walk, and every thread's)
       #  fusedscan: its scan leaves out the chunk sum just before its chunk
       #  fusedflags: its ready flags inside the engine's other arrays (as before
       #    363a539: here in `again`, which small launches leave alone), which
@@ -178,7 +180,7 @@ for s in $steps; do
       mut smallrec 's/sh.slot\[c\] = (signed char)(kept ? rank : -1);/sh.slot[c] = (signed char)(kept ? 0 : -1);/'
       mut fastwalk 's/y = cur.e == EQ_CUDA_SPLIT_CROSS ? plain : run_sum;/y = cur.e == EQ_CUDA_SPLIT_CROSS ? y : run_sum;/'
       mut fastok 's/const int good = lane >= np ||/const int good = 1 ||/'
-      mut fusedwait 's/while (ld_acquire_u32(\&ready\[off + tid\]) != epoch) {/while (0) {/'
+      mut fusedwait 's/while (ld_acquire_u32(\&ready\[off + tid\]) != epoch) {/while (0) {/; s/while (ld_acquire_u32(\&ready\[off + j\]) != epoch) {/while (0) {/'
       mut fusedscan 's/    if (tid < c) {/    if (tid < c - 1) {/'
       mut fusedflags 's/unsigned \*ready = (unsigned \*)cuda->scratch\[scratch\].ptr;/unsigned *ready = (unsigned *)again;/'
       mut prewalk 's/sh.first = pre ? first_sum\[s\] : 0.0;/sh.first = 0.0;/'

@@ -127,6 +127,13 @@ static inline int eq_cuda_fused_launch(long long most_chunks, long long total_ch
  * segments and walks every record with split_walk. The same bits either
  * way (for tools/bench_cuda). */
 #define EQ_CUDA_LEANWALK_ENV "EXACTQUALITY_CUDA_LEANWALK"
+/* In the fused kernel a block waits for the chunk sums before its chunk
+ * by its first warp, each lane for every 32nd chunk, pausing between
+ * polls, and shares them through shared memory: "thread" has each thread
+ * j wait for chunk j's itself, as before (up to 255 threads of a block
+ * polling the launch's few cache lines of flags). The same bits either
+ * way. */
+#define EQ_CUDA_FUSEDWAIT_ENV "EXACTQUALITY_CUDA_FUSEDWAIT"
 #define EQ_CUDA_BANDS_ENV "EXACTQUALITY_CUDA_BANDS"
 /* SSIMULACRA2 launches scale 0's sums on the third stream (the greatest
  * priority, as the other scales' sums) after its column blur; "stream"

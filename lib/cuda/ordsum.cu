@@ -1121,11 +1121,12 @@ ord_small_chunks_kernel(const EqcSumTable *t, int *counters, double *chunk_sum,
                         unsigned char *zero, int *plan, double *approx, EqOrdRun *runs,
                         int *split_idx, EqCudaSplit *pool, int pool_cap, unsigned *ready,
                         unsigned epoch, int no_fast, int late, double *first_sum, int prewalk,
-                        int early_walk)
+                        int early_walk, int wait_warp)
 {
     static_assert(SPLIT_NT == EQC_ORD_LANES, "a thread per chunk of a sum");
     __shared__ double stage[32 * RUNS_ROW];
     __shared__ double wtot[SPLIT_NT / 32];
+    __shared__ double before[SPLIT_NT]; /* wait_warp: the chunk sums before c */
     __shared__ SplitShared sh;
     __shared__ long long ticket;
     __shared__ double own, own_prefix;
@@ -1176,12 +1177,28 @@ ord_small_chunks_kernel(const EqcSumTable *t, int *counters, double *chunk_sum,
     }
 
     /* ord_plan_kernel<SPLIT_NT>'s scan (a chunk a thread), the entries
-     * after chunk c left 0.0 */
+     * after chunk c left 0.0. The chunk sums before c: with wait_warp
+     * (EQ_CUDA_FUSEDWAIT_ENV) warp 0 waits for their flags, lane l for
+     * chunks l, l + 32, .., and reads them for the block (fewer threads
+     * polling the launch's few lines of flags, and polling less often);
+     * else thread j waits for chunk j's */
+    if (wait_warp) {
+        if (warp == 0) {
+            for (int j = lane; j < c; j += 32) {
+                while (ld_acquire_u32(&ready[off + j]) != epoch) {
+                    __nanosleep(32);
+                }
+                before[j] = __ldcg(&chunk_sum[off + j]);
+            }
+        }
+        __syncthreads();
+    }
     double local = 0.0;
     if (tid < c) {
-        while (ld_acquire_u32(&ready[off + tid]) != epoch) {
-        }
-        local += __ldcg(&chunk_sum[off + tid]);
+        if (!wait_warp)
+            while (ld_acquire_u32(&ready[off + tid]) != epoch) {
+            }
+        local += wait_warp ? before[tid] : __ldcg(&chunk_sum[off + tid]);
     } else if (tid == c) {
         local += cs;
     }
@@ -2200,7 +2217,7 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
             ord_small_chunks_kernel<<<(unsigned)total, SPLIT_NT, 0, stream>>>(
                 dt, counters, chunk_sum, zero, plan, approx, runs, split_idx, pool, cap, ready,
                 cuda->sum_epoch, cuda->runs_no_fast, cuda->fused_late, first_sum,
-                cuda->prewalk && !cuda->walk_no_split, cuda->early_walk);
+                cuda->prewalk && !cuda->walk_no_split, cuda->early_walk, cuda->fused_wait_warp);
             EQC_CHECK_LAUNCH(cuda, "ord_small_chunks_kernel");
         } else if (reuse) {
             /* runs under the kept plan, with this frame's chunk sums; the
