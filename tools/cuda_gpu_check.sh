@@ -124,10 +124,8 @@ for s in $steps; do
       #    even sum for both parities
       #  (fasttie, fastpre, fastfirst: on every seed through the ordsum stage's
       #  kind 19, since session 23)
-      #  leancross: the small walk's lean records (split_walk_lean) drop the
-      #    crossing pieces' terms from their first pass
-      #  leanok: their first pass passes every piece without its check (red
-      #    through EQ_CUDA_STAGE_SUM_LIE's poisoned pieces)
+      #  (leancross and leanok, the short records' first pass, are below
+      #  with the header's mutants)
       #  leanwords: the lean copy leaves out the last piece a lean record may have
       #  leanpool: a record of more pieces is read from the lean copy, not the pool
       # and the row blur's (s2_blur_h_kernel; lib/cuda/ssimulacra2.cu), red in the
@@ -188,8 +186,6 @@ for s in $steps; do
       mut fasttie 's/const int odd = eq_ord_rising_parity(par, h.pre - s0, acc);/const int odd = par;/'
       mut fastpre 's/eq_ord_rising_parity(par, h.pre - s0, acc)/eq_ord_rising_parity(par, h.pre, acc)/'
       mut fastfirst 's/tf_run + acc, sh->first\[t\]\[par\]);/tf_run + acc, sh->first[t][0]);/'
-      mut leancross 's/            y = cross ? y + pc.x : next;/            y = cross ? y : next;/'
-      mut leanok 's/            ok \&= cross || good;/            ok \&= 1;/'
       mut leanwords 's/EQC_LEAN_PIECES \* sizeof(EqCudaSplitPiece)/(EQC_LEAN_PIECES - 1) * sizeof(EqCudaSplitPiece)/'
       mut leanpool 's/split_walk(sl >= 0 \&\& !lean ? \&sh.recs\[sl\]/split_walk(sl >= 0 ? \&sh.recs[sl]/'
       # the tie-free run's arithmetic (lib/exact/ordsum.h, eq_ord_run_scaled1),
@@ -208,6 +204,10 @@ for s in $steps; do
       mx scaledbig 's/    return (tie ? EQ_ORD_SF_TIE : 0) | (!(sum < 0x1p47) ? EQ_ORD_SF_BIG : 0) |/    return (tie ? EQ_ORD_SF_TIE : 0) | 0 |/'
       # the split walk's apply for a non-negative sum (eq_ord_apply_try_pos)
       # taking the even start's entries whatever the sum's parity
+      # the small walk's short records (eq_ord_walk_short, branch s24walk): the
+      # first pass's crossing terms left out; its checks ignored
+      mx leancross 's/            y = cross ? y + p\[k\].x : next;/            y = cross ? y : next;/'
+      mx leanok 's/            ok \&= cross || good;/            ok \&= 1;/'
       mx posapply 's/    eq_ord_pick(r, (int)(b \& 1), \&d, \&lo, \&hi);/    eq_ord_pick(r, 0, \&d, \&lo, \&hi);/'
       K=tests/checkkernels/checkkernels
       mut_s2 blurfirst $K 's/        if (k0 >= 0) {/        if (k0 > 0) {/' --seed "$SEED" --only ssimulacra2

@@ -1396,7 +1396,7 @@ static __device__ __forceinline__ void copy_split_records(EqCudaSplit *dst, cons
  * crossing term, a run) are walked by split_walk_lean from their first
  * LEAN_WORDS words in shared memory; longer ones by split_walk from the
  * pool. */
-#define EQC_LEAN_PIECES 4
+#define EQC_LEAN_PIECES EQ_ORD_SHORT_PIECES
 #define EQC_LEAN_WORDS \
     ((int)((offsetof(EqCudaSplit, p) + EQC_LEAN_PIECES * sizeof(EqCudaSplitPiece)) / 8))
 static_assert(offsetof(EqCudaSplit, p) % 8 == 0 && sizeof(EqCudaSplitPiece) % 8 == 0,
@@ -1530,44 +1530,14 @@ static __device__ int split_walk(const EqCudaSplit *rec, double *x, int lane, in
     return -1;
 }
 
-/* split_walk for a record of at most EQC_LEAN_PIECES pieces, every lane
- * alike (the pieces read by every lane from the same place: broadcasts,
- * no shuffles): first the sums alone, piece after piece (a crossing
- * piece's plain add; a run piece's sum by eq_ord_apply_try_pos, whose
- * check is formed beside the chain and not waited for), then, when every
- * check passed, the last sum is the exact sum; otherwise the pieces
- * again from *x, each checked before the next (eq_ord_apply), as
- * split_walk's second pass. Returns as split_walk does; `lie` as there. */
+/* split_walk for a record of at most EQ_ORD_SHORT_PIECES pieces, every
+ * lane alike (lib/exact/ordsum.h: the pieces read by every lane from the
+ * same place, broadcasts, no shuffles; the checks off the chain of sums).
+ * Returns as split_walk does; `lie` as there. */
 static __device__ __forceinline__ int split_walk_lean(const EqCudaSplit *rec, double *x, int lie)
 {
     const int np = rec->np;
-    double y = *x;
-    int ok = 1;
-#pragma unroll
-    for (int p = 0; p < EQC_LEAN_PIECES; p++) {
-        if (p < np) {
-            const EqCudaSplitPiece &pc = rec->p[p];
-            const EqOrdRun run = piece_run(pc.run, p, np, lie);
-            double next;
-            const int good = eq_ord_apply_try_pos(y, &run, pc.e, &next);
-            const bool cross = pc.e == EQ_CUDA_SPLIT_CROSS;
-            ok &= cross || good;
-            y = cross ? y + pc.x : next;
-        }
-    }
-    if (ok) {
-        *x = y;
-        return -1;
-    }
-    for (int p = 0; p < np; p++) {
-        const EqCudaSplitPiece &pc = rec->p[p];
-        const EqOrdRun run = piece_run(pc.run, p, np, lie);
-        if (pc.e == EQ_CUDA_SPLIT_CROSS)
-            *x = *x + pc.x; /* the loop's own add */
-        else if (!eq_ord_apply(x, &run, pc.e))
-            return pc.start;
-    }
-    return -1;
+    return eq_ord_walk_short(x, rec->p, np, lie ? np / 2 : -1);
 }
 
 /* Warp 0's walk over staged chunks k .. nb - 1 (every lane alike): each
