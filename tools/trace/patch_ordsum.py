@@ -26,14 +26,16 @@ static __device__ __forceinline__ unsigned long long tr_gt(void)
 '''
 rep('static __device__ __forceinline__ unsigned ld_acquire_u32(', helpers + 'static __device__ __forceinline__ unsigned ld_acquire_u32(')
 # fused kernel
-rep('''    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+rep('''    if (early_walk)
+        asm volatile("griddepcontrol.launch_dependents;");
     if (tid == 0)
         ticket = atomicAdd(&counters[4], 1);
     __syncthreads();
-    const long long g = ticket;''', '''    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-    long long tk[8];
+    const long long g = ticket;''', '''    long long tk[8];
     const unsigned long long gt0 = tr_gt();
     TRK(0);
+    if (early_walk)
+        asm volatile("griddepcontrol.launch_dependents;");
     if (tid == 0)
         ticket = atomicAdd(&counters[4], 1);
     __syncthreads();
@@ -132,10 +134,25 @@ rep2('''    if (!has)
         prev_in = SPLIT_NOCODE;
     sk[3] = clock64();
 ''')
-rep2('''    const int pb = incn - nh;''', '''    sk[4] = clock64();
-    const int pb = incn - nh;''')
+rep2('''    if (np > EQ_CUDA_SPLIT_MAX)
+        return -1;''', '''    sk[4] = clock64();
+    if (np > EQ_CUDA_SPLIT_MAX)
+        return -1;''')
 rep2('''    EqCudaSplit *rec = pool + slot;''', '''    sk[5] = clock64();
     EqCudaSplit *rec = pool + slot;''')
+# the block's fast split (session 22): its pieces in the "pieces" step, no
+# segmented scan; its TS line carries -np
+rep2('''    if (NT > 32 && all_fast && split_fast_pieces(mine, TPT, base, prev_in, pb, np, tf_base,
+                                                 tf_all, row * 32 + q * TPT, rec, sh))
+        return slot;''', '''    if (NT > 32 && all_fast && split_fast_pieces(mine, TPT, base, prev_in, pb, np, tf_base,
+                                                 tf_all, row * 32 + q * TPT, rec, sh)) {
+        sk[6] = sk[7] = clock64();
+        if (t == 0)
+            printf("TS %d %lld %lld %lld %lld %lld %lld %lld\\n", -np, sk[1] - sk[0],
+                   sk[2] - sk[1], sk[3] - sk[2], sk[4] - sk[3], sk[5] - sk[4], sk[6] - sk[5],
+                   sk[7] - sk[6]);
+        return slot;
+    }''')
 rep2('''    EqOrdSegRun agg, exs;
     agg.run = r;''', '''    sk[6] = clock64();
     EqOrdSegRun agg, exs;

@@ -2,7 +2,8 @@
 # Summarizes the lines of a build patched by patch_ordsum.py (the output
 # of bench_cuda --profile, given as the one argument): per launch of the
 # fused kernel its span and each phase's median / max for split and run
-# chunks, the small walk's phases, split_chunk's steps, walk_chunks' step
+# chunks, the small walk's phases, split_chunk's steps (the general form
+# and the block's fast split apart), walk_chunks' step
 # kinds, and with patch_ordsum.py --split-walk split_walk's passes by
 # piece count.
 # Cycles become us at the clock the stamps give (about 1.96 GHz).
@@ -48,8 +49,11 @@ TC = [[int(v) for v in l.split()[1:]] for l in open(sys.argv[1]) if l.startswith
 G = 1.96e3  # cycles per us
 if TS:
     nm = ["base", "codes", "scan-last", "scan-heads", "slot", "pieces", "segscan+store"]
-    print("split_chunk (block) n=%d, np median %d max %d; steps us median/max: " % (len(TS), st.median(r[0] for r in TS), max(r[0] for r in TS)) +
-          "  ".join("%s %.2f/%.2f" % (n, st.median(r[1 + k] for r in TS) / G, max(r[1 + k] for r in TS) / G) for k, n in enumerate(nm)))
+    # np < 0: the block's fast split (its pieces in "pieces", no segmented scan)
+    for form, R in (("general", [r for r in TS if r[0] >= 0]), ("fast", [[-r[0]] + r[1:] for r in TS if r[0] < 0])):
+        if not R: continue
+        print("split_chunk (block, %s) n=%d, np median %d max %d; steps us median/max: " % (form, len(R), st.median(r[0] for r in R), max(r[0] for r in R)) +
+              "  ".join("%s %.2f/%.2f" % (n, st.median(r[1 + k] for r in R) / G, max(r[1 + k] for r in R) / G) for k, n in enumerate(nm)))
 if TC:
     def agg(i, j):
         n = sum(r[i] for r in TC); c = sum(r[j] for r in TC)

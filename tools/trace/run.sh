@@ -13,6 +13,10 @@
 # own steps are stamped before they print, but the fused kernel's phases
 # and span are read from a patch without those two parts (the first half
 # of patch_ordsum.py), as performance.md's table was.
+# Its patterns follow main as of session 24 (the early walk's
+# launch_dependents, the block's fast split, whose TS line carries -np);
+# checked then by applying both forms and compiling the result with nvcc,
+# not run on a GPU.
 # SPLIT_WALK=1 also stamps split_walk's two passes (patch_ordsum.py
 # --split-walk, performance.md session 18, item 3); its printf lengthens
 # the walk.
