@@ -127,7 +127,8 @@ for s in $steps; do
       #  (leancross and leanok, the short records' first pass, are below
       #  with the header's mutants)
       #  leanwords: the lean copy leaves out the last piece a lean record may have
-      #  leanpool: a record of more pieces is read from the lean copy, not the pool
+      #  leanlong: a kept record of more pieces is not copied again whole (the
+      #    walk reads it from the lean copy)
       # and the row blur's (s2_blur_h_kernel; lib/cuda/ssimulacra2.cu), red in the
       # ssimulacra2 stage of the harness:
       #  blurfirst: the first tile of outputs (columns 0 .. 31) is not stored
@@ -187,7 +188,7 @@ for s in $steps; do
       mut fastpre 's/eq_ord_rising_parity(par, h.pre - s0, acc)/eq_ord_rising_parity(par, h.pre, acc)/'
       mut fastfirst 's/tf_run + acc, sh->first\[t\]\[par\]);/tf_run + acc, sh->first[t][0]);/'
       mut leanwords 's/EQC_LEAN_PIECES \* sizeof(EqCudaSplitPiece)/(EQC_LEAN_PIECES - 1) * sizeof(EqCudaSplitPiece)/'
-      mut leanpool 's/split_walk(sl >= 0 \&\& !lean ? \&sh.recs\[sl\]/split_walk(sl >= 0 ? \&sh.recs[sl]/'
+      mut leanlong 's/        if (__syncthreads_or(long_rec)) {/        if (__syncthreads_or(0)) {/'
       # the tie-free run's arithmetic (lib/exact/ordsum.h, eq_ord_run_scaled1),
       # red in the ordsum stage: one of its four interleaved totals left out,
       # no lane flagged for a negative term, no exact half flagged, no lane

@@ -1394,8 +1394,10 @@ static __device__ __forceinline__ void copy_split_records(EqCudaSplit *dst, cons
 /* The small walk's lean records (EQ_CUDA_LEANWALK_ENV): records of at
  * most EQC_LEAN_PIECES pieces (SSIM's crossing chunks: a run, the
  * crossing term, a run) are walked by split_walk_lean from their first
- * LEAN_WORDS words in shared memory; longer ones by split_walk from the
- * pool. */
+ * LEAN_WORDS words in shared memory; where a kept record has more pieces,
+ * the kept records are copied again whole (one more round trip) and those
+ * walked by split_walk. walk_chunks' `lean`: 0 off (whole records, every
+ * one by split_walk), 1 the first words of each, 2 whole records. */
 #define EQC_LEAN_PIECES EQ_ORD_SHORT_PIECES
 #define EQC_LEAN_WORDS \
     ((int)((offsetof(EqCudaSplit, p) + EQC_LEAN_PIECES * sizeof(EqCudaSplitPiece)) / 8))
@@ -1573,13 +1575,12 @@ static __device__ __forceinline__ int walk_chunks(const Sh &sh, int k, int nb, d
                 k++;
             } else if (sh.split[k] >= 0) {
                 const int sl = sh.slot[k];
-                /* lean: the kept records' first EQC_LEAN_WORDS words alone
-                 * are in recs */
+                /* lean 1: the kept records' first EQC_LEAN_WORDS words alone
+                 * are in recs, and none has more pieces */
                 const int p0 =
                     lean && sl >= 0 && sh.recs[sl].np <= EQC_LEAN_PIECES
                         ? split_walk_lean(&sh.recs[sl], x, lie)
-                        : split_walk(sl >= 0 && !lean ? &sh.recs[sl] : pool + sh.split[k], x,
-                                     lane, lie);
+                        : split_walk(sl >= 0 ? &sh.recs[sl] : pool + sh.split[k], x, lane, lie);
                 if (lane == 0)
                     atomicAdd(&counters[p0 < 0 ? 1 : 2], 1);
                 if (p0 >= 0) {
@@ -1948,6 +1949,13 @@ ord_walk_small_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *run
     }
     if (lean) {
         lean_recs.store(sh.recs, nrec);
+        __syncthreads();
+        /* a kept record of more pieces: all copied again whole */
+        const bool long_rec = c < nrec && sh.recs[c].np > EQC_LEAN_PIECES;
+        if (__syncthreads_or(long_rec)) {
+            copy_split_records(sh.recs, sh.rec_src, nrec, pool);
+            lean = 2;
+        }
     } else {
         __syncthreads();
         copy_split_records(sh.recs, sh.rec_src, nrec, pool);
