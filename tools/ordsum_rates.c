@@ -1062,6 +1062,8 @@ static void usage(FILE *f)
                "  --metrics LIST  ssim,ms_ssim,ssimulacra2 (default all)\n"
                "  --splits        a second table: the device's split records (their\n"
                "                  pieces, how many the block's fast path takes)\n"
+               "  --expect-paths  exit 1 also when the device model walked no split\n"
+               "                  record or prewalked no first chunk (for the tests)\n"
                "REF and DIST `bench` (W H 420 8): tools/bench_cuda's generated pairs\n"
                "(pair k: tests/common/framegen.h, fill 1000 + k, distortion 2000 + k),\n"
                "--frames of them (default 1).\n"
@@ -1078,7 +1080,7 @@ int main(int argc, char **argv)
     const char *refp = argv[1], *distp = argv[2];
     const int w = atoi(argv[3]), h = atoi(argv[4]), sub = atoi(argv[5]), bd = atoi(argv[6]);
     long max_frames = -1;
-    int by_scale = 0, splits = 0, want[M_COUNT] = { 1, 1, 1 };
+    int by_scale = 0, splits = 0, expect_paths = 0, want[M_COUNT] = { 1, 1, 1 };
     const char *label = refp;
 
     for (int i = 7; i < argc; i++) {
@@ -1090,6 +1092,8 @@ int main(int argc, char **argv)
             by_scale = 1;
         } else if (!strcmp(argv[i], "--splits")) {
             splits = 1;
+        } else if (!strcmp(argv[i], "--expect-paths")) {
+            expect_paths = 1;
         } else if (!strcmp(argv[i], "--metrics") && i + 1 < argc) {
             char list[256], *save = NULL;
             snprintf(list, sizeof(list), "%s", argv[++i]);
@@ -1222,10 +1226,20 @@ report:
         printf("\n");
         print_split_table(label, by_scale);
     }
-    size_t nsums = 0;
+    size_t nsums = 0, records = 0, prewalked = 0;
     for (int m = 0; m < M_COUNT; m++)
-        for (int k = 0; k < MAX_KINDS; k++)
+        for (int k = 0; k < MAX_KINDS; k++) {
             nsums += tally[m][k][0].sums;
+            records += tally[m][k][0].d_records;
+            prewalked += tally[m][k][0].d_prewalked;
+        }
     printf("%zu sums, %ld differ from the loop\n", nsums, mismatches);
+    if (expect_paths) {
+        /* the model's paths must be taken, or a test of it tests little */
+        printf("device model paths: %zu split records walked, %zu first chunks prewalked\n",
+               records, prewalked);
+        if (records == 0 || prewalked == 0)
+            return 1;
+    }
     return mismatches ? 1 : 0;
 }
