@@ -250,12 +250,7 @@ enum {
  * holds at most this many exact halves. */
 #define EQ_CUDA_SPLIT_FAST_TIES 16
 #define EQ_CUDA_SPLIT_CROSS EQ_ORD_CROSS /* lib/exact/ordsum.h, -32767 */
-typedef struct EqCudaSplitPiece {
-    EqOrdRun run;
-    double x;
-    int e;
-    int start; /* index of the piece's first term in the chunk */
-} EqCudaSplitPiece;
+typedef EqOrdPiece EqCudaSplitPiece; /* lib/exact/ordsum.h */
 typedef struct EqCudaSplit {
     int np; /* pieces */
     int pad;

@@ -910,6 +910,39 @@ EQ_HD static inline int eq_ord_split_code(double approx_before, double x)
  * check then; the same expression either way. */
 #define EQ_ORD_SPLIT_HEAD(code, prev) ((code) == EQ_ORD_CROSS || (code) != (prev))
 
+/* A piece of a split record (lib/cuda/cuda.h, EqCudaSplit): the run of a
+ * stretch of terms under binade e, or (e == EQ_ORD_CROSS) one crossing
+ * term x, added with the plain add; start, the index of its first term in
+ * the chunk. */
+typedef struct EqOrdPiece {
+    EqOrdRun run;
+    double x;
+    int e;
+    int start;
+} EqOrdPiece;
+
+/* The walk of a split record by its definition: the pieces p[0 .. np-1]
+ * applied in order to the exact sum *s, a crossing piece by the loop's own
+ * add of its term, a run piece by the checked apply (eq_ord_apply), each
+ * before the next. Returns -1 when every piece was added (*s the exact sum
+ * after them), else the start of the first piece whose check failed (*s
+ * the exact sum before it). Piece `poison` (tests, the device's
+ * EQ_CUDA_STAGE_SUM_LIE; -1: none) is taken with eq_ord_poison()'s run,
+ * which fails every check unless the piece is a crossing one. The device's
+ * split_walk forms the same in its second pass, a piece a lane. */
+EQ_HD static inline int eq_ord_walk_record(double *s, const EqOrdPiece *p, int np, int poison)
+{
+    int k;
+    for (k = 0; k < np; k++) {
+        const EqOrdRun run = k == poison ? eq_ord_poison() : p[k].run;
+        if (p[k].e == EQ_ORD_CROSS)
+            *s = *s + p[k].x; /* the loop's own add */
+        else if (!eq_ord_apply(s, &run, p[k].e))
+            return p[k].start;
+    }
+    return -1;
+}
+
 /* A segment starts at chunk c when c is the first chunk of an aligned group
  * of chunks_per_segment chunks, when its planned binade differs from the
  * previous chunk's, or when either is planned term by term. */
