@@ -387,26 +387,28 @@ static void device_split(const double *x, size_t n, size_t c, double approx, Spl
     rec->fast = slow == 0 && ties <= EQ_CUDA_SPLIT_FAST_TIES;
 }
 
-/* split_walk (lib/cuda/ordsum.cu): the pieces of rec, chunk terms v[0 ..
- * count - 1], applied to *s in order: a crossing piece by the plain add
- * of its term, a run piece (its terms up to the next piece, under its
- * code) by the checked apply. Returns -1 when every piece was added, else
- * the first term of the piece that failed its check, *s exact before it. */
+/* split_walk (lib/cuda/ordsum.cu): the pieces of rec over chunk terms
+ * v[0 .. count - 1] (a run piece's run composed from its terms up to the
+ * next piece, under its code) walked by their definition,
+ * eq_ord_walk_record. Returns -1 when every piece was added, else the
+ * first term of the piece that failed its check, *s exact before it. */
 static int split_walk_model(double *s, const double *v, int count, const SplitRec *rec,
                             DevCount *dc)
 {
+    EqOrdPiece pc[EQ_CUDA_SPLIT_MAX];
     for (int p = 0; p < rec->np; p++) {
         const int h = rec->head[p], end = p + 1 < rec->np ? rec->head[p + 1] : count;
-        if (rec->code[p] == EQ_ORD_CROSS) {
-            *s = *s + v[h];
-            dc->plain++;
-            continue;
-        }
-        const EqOrdRun r = eq_ord_run_terms(v + h, end - h, 1, rec->code[p]);
-        if (!eq_ord_apply(s, &r, rec->code[p]))
-            return h;
+        memset(&pc[p], 0, sizeof(pc[p]));
+        pc[p].x = v[h];
+        pc[p].e = rec->code[p];
+        pc[p].start = h;
+        if (rec->code[p] != EQ_ORD_CROSS)
+            pc[p].run = eq_ord_run_terms(v + h, end - h, 1, rec->code[p]);
     }
-    return -1;
+    const int failed = eq_ord_walk_record(s, pc, rec->np, -1);
+    for (int p = 0; p < rec->np && (failed < 0 || pc[p].start < failed); p++)
+        dc->plain += rec->code[p] == EQ_ORD_CROSS; /* the crossing terms added */
+    return failed;
 }
 
 /* The walks (ord_walk_kernel, ord_walk_small_kernel): segments, then
@@ -658,6 +660,12 @@ static void measure(const double *x, size_t n, int m, int kind, int scale, int c
 
 /* --------------------------------------------------- SSIM term streams */
 
+/* The windows of a w x h scale: the sum's terms. */
+static size_t ssim_windows(int w, int h)
+{
+    return (size_t)(w - (EQ_SSIM_WINDOW - 1)) * (size_t)(h - (EQ_SSIM_WINDOW - 1));
+}
+
 typedef struct SsimTerms {
     double *l, *c, *s, *lcs; /* ow * oh each, raster order */
     float *sf;
@@ -773,7 +781,7 @@ static void do_ssim(const EqSsimDsp *dsp, const EqFrame *ref, const EqFrame *dis
         d = ds;
     }
     {
-        const size_t nw = (size_t)(sw - (EQ_SSIM_WINDOW - 1)) * (size_t)(sh - (EQ_SSIM_WINDOW - 1));
+        const size_t nw = ssim_windows(sw, sh);
         const size_t n4[4] = { nw, nw, nw, nw };
         launch_fused = fused_launch(n4, 4, &launch_small);
     }
@@ -799,8 +807,7 @@ static void do_ms_ssim(const EqSsimDsp *dsp, const EqFrame *ref, const EqFrame *
                 sw = eq_decimated_size(sw, 2);
                 sh = eq_decimated_size(sh, 2);
             }
-            nk[3 * k] = nk[3 * k + 1] = nk[3 * k + 2] =
-                (size_t)(sw - (EQ_SSIM_WINDOW - 1)) * (size_t)(sh - (EQ_SSIM_WINDOW - 1));
+            nk[3 * k] = nk[3 * k + 1] = nk[3 * k + 2] = ssim_windows(sw, sh);
         }
         launch_fused = fused_launch(nk, 3 * EQ_MS_SSIM_SCALES, &launch_small);
     }

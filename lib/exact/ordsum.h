@@ -921,6 +921,28 @@ typedef struct EqOrdPiece {
     int start;
 } EqOrdPiece;
 
+/* The walk of a split record by its definition: the pieces p[0 .. np-1]
+ * applied in order to the exact sum *s, a crossing piece by the loop's own
+ * add of its term, a run piece by the checked apply (eq_ord_apply), each
+ * before the next. Returns -1 when every piece was added (*s the exact sum
+ * after them), else the start of the first piece whose check failed (*s
+ * the exact sum before it). Piece `poison` (tests, the device's
+ * EQ_CUDA_STAGE_SUM_LIE; -1: none) is taken with eq_ord_poison()'s run,
+ * which fails every check unless the piece is a crossing one. The device's
+ * split_walk forms the same in its second pass, a piece a lane. */
+EQ_HD static inline int eq_ord_walk_record(double *s, const EqOrdPiece *p, int np, int poison)
+{
+    int k;
+    for (k = 0; k < np; k++) {
+        const EqOrdRun run = k == poison ? eq_ord_poison() : p[k].run;
+        if (p[k].e == EQ_ORD_CROSS)
+            *s = *s + p[k].x; /* the loop's own add */
+        else if (!eq_ord_apply(s, &run, p[k].e))
+            return p[k].start;
+    }
+    return -1;
+}
+
 /* The most pieces eq_ord_walk_short takes. */
 #define EQ_ORD_SHORT_PIECES 4
 
@@ -930,13 +952,9 @@ typedef struct EqOrdPiece {
  * the sums alone, piece after piece (a crossing piece's plain add; a run
  * piece's sum by eq_ord_apply_try_pos, its check formed beside the chain
  * of sums and looked at once at the end); when every check passed, the
- * last sum is the exact one. Otherwise the pieces again from *s, each
- * checked before the next (eq_ord_apply: a negative sum too), which is the
- * definition. Returns -1 when every piece was added (*s the exact sum
- * after them), else the start of the first piece whose check failed (*s
- * the exact sum before it). Piece `poison` (tests, the device's
- * EQ_CUDA_STAGE_SUM_LIE; -1: none) is taken with eq_ord_poison()'s run,
- * which fails every check unless the piece is a crossing one. */
+ * last sum is the exact one. Otherwise the pieces again from *s by the
+ * definition, eq_ord_walk_record (eq_ord_apply: a negative sum too).
+ * Returns and `poison` as there. */
 EQ_HD static inline int eq_ord_walk_short(double *s, const EqOrdPiece *p, int np, int poison)
 {
     double y = *s;
@@ -963,14 +981,7 @@ EQ_HD static inline int eq_ord_walk_short(double *s, const EqOrdPiece *p, int np
         *s = y;
         return -1;
     }
-    for (k = 0; k < np; k++) {
-        const EqOrdRun run = k == poison ? eq_ord_poison() : p[k].run;
-        if (p[k].e == EQ_ORD_CROSS)
-            *s = *s + p[k].x; /* the loop's own add */
-        else if (!eq_ord_apply(s, &run, p[k].e))
-            return p[k].start;
-    }
-    return -1;
+    return eq_ord_walk_record(s, p, np, poison);
 }
 
 /* A segment starts at chunk c when c is the first chunk of an aligned group
