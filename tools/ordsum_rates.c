@@ -263,7 +263,7 @@ static int fused_launch(const size_t *n, int count, int *small)
         total += c;
         most = c > most ? c : most;
     }
-    *small = most <= EQ_CUDA_FUSED_SUM_CHUNKS;
+    *small = eq_cuda_small_walk((long long)most);
     return eq_cuda_fused_launch((long long)most, (long long)total, -1);
 }
 

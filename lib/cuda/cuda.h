@@ -107,6 +107,13 @@ static inline int eq_cuda_fused_launch(long long most_chunks, long long total_ch
     return most_chunks <= EQ_CUDA_FUSED_SUM_CHUNKS &&
            (forced >= 0 ? forced : total_chunks <= EQ_CUDA_FUSED_MAX);
 }
+/* Whether a launch's sums are walked by the small walk
+ * (ord_walk_small_kernel, a thread of its block per chunk of a sum),
+ * fused or not. */
+static inline int eq_cuda_small_walk(long long most_chunks)
+{
+    return most_chunks <= EQ_CUDA_FUSED_SUM_CHUNKS;
+}
 /* In that kernel a sum's first chunk, planned term by term (its sum
  * leaves binades from +0.0 on), is added by the loop itself, its start
  * being known, and the walk starts after it: "off" makes it a split record

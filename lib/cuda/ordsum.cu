@@ -2237,7 +2237,7 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
                                  plan, runs, rwarps, cuda->runs_no_fast, approx, zero,
                                  split_idx, pool, cap, counters, per_sum, chunk_sum));
         }
-        if (most_chunks <= EQC_ORD_LANES) {
+        if (eq_cuda_small_walk(most_chunks)) {
             EQC_CHECK(cuda, EQC_SITE_LAUNCH,
                       launch_pdl(ord_walk_small_kernel, (unsigned)nsums, EQC_ORD_LANES, stream,
                                  dt, plan, runs, seg, seg_len, zero, gzero, split_idx, pool,
