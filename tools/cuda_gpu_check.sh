@@ -80,9 +80,8 @@ for s in $steps; do
       #  carry: a split record's stretch loses the run carried from the lanes before
       #  restage: sums of one plane never stage x again (DETAIL formed from ARTIFACT4)
       #  seq: the walk's fallback skips the failing term
-      #  prefetch: the split walk's next piece is the current one again (in both
-      #    passes: the first pass's increments, and the second's pieces after a
-      #    failed check, EQ_CUDA_STAGE_SUM_LIE)
+      #  prefetch: the split walk's first pass takes the current piece as the
+      #    next (its second pass is eq_ord_walk_record since branch s24walk)
       #  persum: every warp of a per-sum runs launch forms the group's first sum
       #  again: with a reused plan, only chunks planned term by term are formed again
       #    (not those whose binade changed)

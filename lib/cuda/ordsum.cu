@@ -1439,8 +1439,9 @@ struct WalkShared {
  * lane p keeping the sum piece p starts from; then lane p forms piece p's
  * check from it (eq_ord_apply_try_pos: a negative sum fails it), all
  * pieces' checks side by side. When every check passed, the last sum is
- * the exact sum. Otherwise the pieces again, each checked before the next,
- * piece p + 1's shuffles while piece p is applied. Returns -1 when every
+ * the exact sum. Otherwise the record by its definition, every lane alike
+ * (eq_ord_walk_record, lib/exact/ordsum.h: each piece checked before the
+ * next, read from the record; a cold path). Returns -1 when every
  * piece was added; otherwise the start of the first piece whose check
  * failed, *x then being the exact sum of the terms before it. `lie` (tests
  * only, EQ_CUDA_STAGE_SUM_LIE): the walk takes the middle run piece for a
@@ -1449,11 +1450,6 @@ struct WalkShared {
  * chunk, with the same bits; a walk that skipped the check would lose the
  * piece's terms. */
 static_assert(EQ_CUDA_SPLIT_MAX == 32, "one piece per lane, a piece for every lane");
-struct SplitPieceRegs {
-    EqOrdRun r;
-    double x;
-    int e;
-};
 
 static __device__ __forceinline__ EqOrdRun piece_run(const EqOrdRun &r, int p, int np, int lie)
 {
@@ -1478,15 +1474,6 @@ static __device__ __forceinline__ SplitPieceStep split_step(const EqOrdRun &run,
     o.r.d[1] = __shfl_sync(0xffffffffu, run.d[1], p);
     o.x = __shfl_sync(0xffffffffu, mine.x, p);
     o.e = __shfl_sync(0xffffffffu, mine.e, p);
-    return o;
-}
-
-static __device__ __forceinline__ SplitPieceRegs split_piece(const EqCudaSplitPiece &mine, int p)
-{
-    SplitPieceRegs o;
-    o.e = __shfl_sync(0xffffffffu, mine.e, p);
-    o.x = __shfl_sync(0xffffffffu, mine.x, p);
-    o.r = eqc_shfl_run(mine.run, p);
     return o;
 }
 
@@ -1518,18 +1505,9 @@ static __device__ int split_walk(const EqCudaSplit *rec, double *x, int lane, in
         *x = y;
         return -1;
     }
-    SplitPieceRegs cur = split_piece(mine, 0);
-    for (int p = 0; p < np; p++) {
-        const SplitPieceRegs next = split_piece(mine, (p + 1) & 31); /* unused past np */
-        const EqOrdRun run = piece_run(cur.r, p, np, lie);
-        if (cur.e == EQ_CUDA_SPLIT_CROSS) {
-            *x = *x + cur.x; /* the loop's own add */
-        } else if (!eq_ord_apply(x, &run, cur.e)) {
-            return __shfl_sync(0xffffffffu, mine.start, p);
-        }
-        cur = next;
-    }
-    return -1;
+    /* a check failed (rare): the record by its definition, every lane
+     * alike, from *x */
+    return eq_ord_walk_record(x, rec->p, np, lie ? np / 2 : -1);
 }
 
 /* split_walk for a record of at most EQ_ORD_SHORT_PIECES pieces, every
