@@ -80,9 +80,8 @@ for s in $steps; do
       #  carry: a split record's stretch loses the run carried from the lanes before
       #  restage: sums of one plane never stage x again (DETAIL formed from ARTIFACT4)
       #  seq: the walk's fallback skips the failing term
-      #  prefetch: the split walk's next piece is the current one again (in both
-      #    passes: the first pass's increments, and the second's pieces after a
-      #    failed check, EQ_CUDA_STAGE_SUM_LIE)
+      #  prefetch: the split walk's first pass takes the current piece as the
+      #    next (its second pass is eq_ord_walk_record since branch s24walk)
       #  persum: every warp of a per-sum runs launch forms the group's first sum
       #  again: with a reused plan, only chunks planned term by term are formed again
       #    (not those whose binade changed)
@@ -106,12 +105,15 @@ for s in $steps; do
       #    (red through EQ_CUDA_STAGE_SUM_LIE's poisoned pieces)
       #  fusedwait: the fused small-launch kernel (ord_small_chunks_kernel) reads
       #    the chunk sums before its chunk without waiting for their ready flags
+      #    (in both forms of the wait: a warp's, the default since branch
+      #    s24walk, and every thread's)
       #  fusedscan: its scan leaves out the chunk sum just before its chunk
       #  fusedflags: its ready flags inside the engine's other arrays (as before
       #    363a539: here in `again`, which small launches leave alone), which
       #    _FUSED_LATE fills with the launch's epoch
       #  prewalk: the walk of a small launch starts after a prewalked first
-      #    chunk from +0.0 instead of that chunk's sum
+      #    chunk from +0.0 instead of that chunk's sum (its lean form, the
+      #    default since branch s24walk)
       #  prewalkn: the fused kernel's first chunk leaves out its last term
       #  fasttie: the block's fast split (split_fast_pieces) takes an exact
       #    half's increment for the start's parity, not the sum's before it
@@ -121,6 +123,11 @@ for s in $steps; do
       #    even sum for both parities
       #  (fasttie, fastpre, fastfirst: on every seed through the ordsum stage's
       #  kind 19, since session 23)
+      #  (leancross and leanok, the short records' first pass, are below
+      #  with the header's mutants)
+      #  leanwords: the lean copy leaves out the last piece a lean record may have
+      #  leanlong: a kept record of more pieces is not copied again whole (the
+      #    walk reads it from the lean copy)
       # and the row blur's (s2_blur_h_kernel; lib/cuda/ssimulacra2.cu), red in the
       # ssimulacra2 stage of the harness:
       #  blurfirst: the first tile of outputs (columns 0 .. 31) is not stored
@@ -171,14 +178,16 @@ for s in $steps; do
       mut smallrec 's/sh.slot\[c\] = (signed char)(kept ? rank : -1);/sh.slot[c] = (signed char)(kept ? 0 : -1);/'
       mut fastwalk 's/y = cur.e == EQ_CUDA_SPLIT_CROSS ? plain : run_sum;/y = cur.e == EQ_CUDA_SPLIT_CROSS ? y : run_sum;/'
       mut fastok 's/const int good = lane >= np ||/const int good = 1 ||/'
-      mut fusedwait 's/while (ld_acquire_u32(\&ready\[off + tid\]) != epoch) {/while (0) {/'
+      mut fusedwait 's/while (ld_acquire_u32(\&ready\[off + tid\]) != epoch) {/while (0) {/; s/while (ld_acquire_u32(\&ready\[off + j\]) != epoch) {/while (0) {/'
       mut fusedscan 's/    if (tid < c) {/    if (tid < c - 1) {/'
       mut fusedflags 's/unsigned \*ready = (unsigned \*)cuda->scratch\[scratch\].ptr;/unsigned *ready = (unsigned *)again;/'
-      mut prewalk 's/        sum = first_sum\[s\];/        sum = 0.0;/'
+      mut prewalk 's/sh.first = pre ? first_sum\[s\] : 0.0;/sh.first = 0.0;/'
       mut prewalkn 's/            for (int i = 0; i < count; i++)$/            for (int i = 0; i < count - 1; i++)/'
       mut fasttie 's/const int odd = eq_ord_rising_parity(par, h.pre - s0, acc);/const int odd = par;/'
       mut fastpre 's/eq_ord_rising_parity(par, h.pre - s0, acc)/eq_ord_rising_parity(par, h.pre, acc)/'
       mut fastfirst 's/tf_run + acc, sh->first\[t\]\[par\]);/tf_run + acc, sh->first[t][0]);/'
+      mut leanwords 's/EQC_LEAN_PIECES \* sizeof(EqCudaSplitPiece)/(EQC_LEAN_PIECES - 1) * sizeof(EqCudaSplitPiece)/'
+      mut leanlong 's/        if (__syncthreads_or(long_rec)) {/        if (__syncthreads_or(0)) {/'
       # the tie-free run's arithmetic (lib/exact/ordsum.h, eq_ord_run_scaled1),
       # red in the ordsum stage: one of its four interleaved totals left out,
       # no lane flagged for a negative term, no exact half flagged, no lane
@@ -195,6 +204,10 @@ for s in $steps; do
       mx scaledbig 's/    return (tie ? EQ_ORD_SF_TIE : 0) | (!(sum < 0x1p47) ? EQ_ORD_SF_BIG : 0) |/    return (tie ? EQ_ORD_SF_TIE : 0) | 0 |/'
       # the split walk's apply for a non-negative sum (eq_ord_apply_try_pos)
       # taking the even start's entries whatever the sum's parity
+      # the small walk's short records (eq_ord_walk_short, branch s24walk): the
+      # first pass's crossing terms left out; its checks ignored
+      mx leancross 's/            y = cross ? y + p\[k\].x : next;/            y = cross ? y : next;/'
+      mx leanok 's/            ok \&= cross || good;/            ok \&= 1;/'
       mx posapply 's/    eq_ord_pick(r, (int)(b \& 1), \&d, \&lo, \&hi);/    eq_ord_pick(r, 0, \&d, \&lo, \&hi);/'
       K=tests/checkkernels/checkkernels
       mut_s2 blurfirst $K 's/        if (k0 >= 0) {/        if (k0 > 0) {/' --seed "$SEED" --only ssimulacra2

@@ -92,6 +92,8 @@ typedef struct Tally {
      * block's fast path, pieces, with a negative term; chunks of more
      * pieces (no record: the walk adds them) */
     size_t sp_records, sp_fast, sp_pieces, sp_pieces_max, sp_negative, sp_over;
+    /* records of at most EQ_ORD_SHORT_PIECES pieces; in the small walk, of more */
+    size_t sp_short, sp_small_long;
     /* the sums themselves: mean (sum / n) range, negative sums */
     double mean_lo, mean_hi;
     size_t negative;
@@ -245,9 +247,15 @@ typedef struct DevCount {
  * 4 sums; float_ms_ssim's 15; SSIMULACRA2's 18 of scale 0, and those of
  * scales 1.. in a second launch. */
 static int launch_fused; /* the sums measured next are in a fused launch */
+/* ... and walked by ord_walk_small_kernel (every sum at most
+ * EQ_CUDA_FUSED_SUM_CHUNKS chunks, fused or not), whose lean records
+ * (branch s24walk) read a record of more than EQ_ORD_SHORT_PIECES pieces
+ * from the pool */
+static int launch_small;
 
-/* Whether a launch of `count` sums of n[0], n[1], ... terms is fused. */
-static int fused_launch(const size_t *n, int count)
+/* Whether a launch of `count` sums of n[0], n[1], ... terms is fused;
+ * *small: whether the small walk takes it. */
+static int fused_launch(const size_t *n, int count, int *small)
 {
     size_t total = 0, most = 0;
     for (int i = 0; i < count; i++) {
@@ -255,6 +263,7 @@ static int fused_launch(const size_t *n, int count)
         total += c;
         most = c > most ? c : most;
     }
+    *small = eq_cuda_small_walk((long long)most);
     return eq_cuda_fused_launch((long long)most, (long long)total, -1);
 }
 
@@ -583,6 +592,7 @@ static void measure(const double *x, size_t n, int m, int kind, int scale, int c
      * prewalked first one (the engine's pool of EQC_SPLIT_POOL records a
      * launch is not modelled: no fixture's launch comes near it) */
     size_t sp_records = 0, sp_fast = 0, sp_pieces = 0, sp_max = 0, sp_neg = 0, sp_over = 0;
+    size_t sp_short = 0, sp_small_long = 0;
     for (size_t c = 0; c < nch; c++) {
         SplitRec *r = &scr.recs[c];
         r->np = 0;
@@ -598,6 +608,8 @@ static void measure(const double *x, size_t n, int m, int kind, int scale, int c
         sp_pieces += (size_t)r->np;
         sp_max = (size_t)r->np > sp_max ? (size_t)r->np : sp_max;
         sp_neg += (size_t)r->neg;
+        sp_short += r->np <= EQ_ORD_SHORT_PIECES;
+        sp_small_long += launch_small && r->np > EQ_ORD_SHORT_PIECES;
     }
     memset(&dc, 0, sizeof(dc));
     dev = device_walk(x, n, scr.plan, scr.runs, scr.seg, scr.seg_len, scr.zero, scr.recs,
@@ -641,6 +653,8 @@ static void measure(const double *x, size_t n, int m, int kind, int scale, int c
         t->sp_pieces_max = sp_max > t->sp_pieces_max ? sp_max : t->sp_pieces_max;
         t->sp_negative += sp_neg;
         t->sp_over += sp_over;
+        t->sp_short += sp_short;
+        t->sp_small_long += sp_small_long;
     }
 }
 
@@ -769,7 +783,7 @@ static void do_ssim(const EqSsimDsp *dsp, const EqFrame *ref, const EqFrame *dis
     {
         const size_t nw = ssim_windows(sw, sh);
         const size_t n4[4] = { nw, nw, nw, nw };
-        launch_fused = fused_launch(n4, 4);
+        launch_fused = fused_launch(n4, 4, &launch_small);
     }
     measure_ssim_scale(dsp, M_SSIM, 0, r, d, sw, sh);
     free(r);
@@ -795,7 +809,7 @@ static void do_ms_ssim(const EqSsimDsp *dsp, const EqFrame *ref, const EqFrame *
             }
             nk[3 * k] = nk[3 * k + 1] = nk[3 * k + 2] = ssim_windows(sw, sh);
         }
-        launch_fused = fused_launch(nk, 3 * EQ_MS_SSIM_SCALES);
+        launch_fused = fused_launch(nk, 3 * EQ_MS_SSIM_SCALES, &launch_small);
     }
     for (int k = 0; k < EQ_MS_SSIM_SCALES; k++) {
         if (k > 0) {
@@ -869,7 +883,7 @@ static void s2_flush(void)
 {
     /* the launches: scale 0's 18 sums, those of scales 1.. */
     size_t n0[18], n1[S2_PLANES * 6];
-    int c0 = 0, c1 = 0, fused[2];
+    int c0 = 0, c1 = 0, fused[2], small[2];
     for (int plane = 0; plane < s2_plane; plane++)
         for (int k = 0; k < 6; k++) {
             if (plane < 3)
@@ -877,12 +891,13 @@ static void s2_flush(void)
             else
                 n1[c1++] = s2_n[plane];
         }
-    fused[0] = fused_launch(n0, c0);
-    fused[1] = fused_launch(n1, c1);
+    fused[0] = fused_launch(n0, c0, &small[0]);
+    fused[1] = fused_launch(n1, c1, &small[1]);
     for (int plane = 0; plane < s2_plane; plane++) {
         const int scale = plane / 3, ch = plane % 3;
         size_t n = s2_n[plane];
         launch_fused = fused[scale > 0];
+        launch_small = small[scale > 0];
         if (n > s2_buf_cap) {
             s2_buf = s2_grow(s2_buf, n);
             s2_buf_cap = n;
@@ -1022,21 +1037,23 @@ static void print_table(const char *label, int by_scale)
 static void print_split_row(const char *label, const char *kind, const char *scale,
                             const Tally *t)
 {
-    printf("| %s | %s | %s | %zu | %zu | %.2f | %zu (%.2f %%) | %.2f | %zu | %zu | %zu |\n",
+    printf("| %s | %s | %s | %zu | %zu | %.2f | %zu (%.2f %%) | %.2f | %zu | %zu (%.2f %%) | %zu "
+           "| %zu | %zu |\n",
            label, kind, scale, t->sums, t->sp_records,
            t->sums ? (double)t->sp_records / (double)t->sums : 0.0, t->sp_fast,
            pct(t->sp_fast, t->sp_records),
            t->sp_records ? (double)t->sp_pieces / (double)t->sp_records : 0.0, t->sp_pieces_max,
-           t->sp_negative, t->sp_over);
+           t->sp_short, pct(t->sp_short, t->sp_records), t->sp_small_long, t->sp_negative,
+           t->sp_over);
 }
 
 /* --splits: the device's split records per metric and sum kind. */
 static void print_split_table(const char *label, int by_scale)
 {
     printf("| fixture | metric / sum | scale | sums | split records | a sum | on the block's fast "
-           "path | pieces a record | most pieces | with a negative term | chunks of over 32 "
-           "pieces |\n");
-    printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
+           "path | pieces a record | most pieces | of at most 4 pieces | in the small walk, of "
+           "more | with a negative term | chunks of over 32 pieces |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     print_rows(label, by_scale, print_split_row);
 }
 

@@ -214,6 +214,10 @@ extern "C" int eq_cuda_open(EqCuda **out, const EqSettings *settings, const EqLo
         cuda->prewalk = !(prewalk && !strcmp(prewalk, "off"));
         const char *early = getenv(EQ_CUDA_EARLYWALK_ENV);
         cuda->early_walk = !(early && !strcmp(early, "off"));
+        const char *fwait = getenv(EQ_CUDA_FUSEDWAIT_ENV);
+        cuda->fused_wait_warp = !(fwait && !strcmp(fwait, "thread"));
+        const char *lean = getenv(EQ_CUDA_LEANWALK_ENV);
+        cuda->lean_walk = !(lean && !strcmp(lean, "off"));
         const char *plan = getenv(EQ_CUDA_PLAN_ENV);
         cuda->plan_reuse = !(plan && !strcmp(plan, "fresh"));
         const char *bands = getenv(EQ_CUDA_BANDS_ENV);

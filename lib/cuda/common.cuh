@@ -214,6 +214,8 @@ struct EqCuda {
     int walk_mode;        /* failing chunks: EQC_WALK_* (EQ_CUDA_WALK_ENV) */
     int walk_no_split;    /* no split records (EQ_CUDA_SPLIT_ENV) */
     int prewalk;          /* fused small launches add a sum's first chunk (EQ_CUDA_PREWALK_ENV) */
+    int fused_wait_warp;  /* the fused kernel waits by a warp (EQ_CUDA_FUSEDWAIT_ENV) */
+    int lean_walk;        /* the small walk's lean records (EQ_CUDA_LEANWALK_ENV) */
     int early_walk;       /* the fused kernel lets the small walk launch early
                              (EQ_CUDA_EARLYWALK_ENV) */
     int split_block;      /* split records formed again: 1 a block each, 0 a warp each,

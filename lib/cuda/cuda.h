@@ -107,6 +107,13 @@ static inline int eq_cuda_fused_launch(long long most_chunks, long long total_ch
     return most_chunks <= EQ_CUDA_FUSED_SUM_CHUNKS &&
            (forced >= 0 ? forced : total_chunks <= EQ_CUDA_FUSED_MAX);
 }
+/* Whether a launch's sums are walked by the small walk
+ * (ord_walk_small_kernel, a thread of its block per chunk of a sum),
+ * fused or not. */
+static inline int eq_cuda_small_walk(long long most_chunks)
+{
+    return most_chunks <= EQ_CUDA_FUSED_SUM_CHUNKS;
+}
 /* In that kernel a sum's first chunk, planned term by term (its sum
  * leaves binades from +0.0 on), is added by the loop itself, its start
  * being known, and the walk starts after it: "off" makes it a split record
@@ -119,6 +126,21 @@ static inline int eq_cuda_fused_launch(long long most_chunks, long long total_ch
  * griddepcontrol.wait still waits for its completion and writes): "off"
  * launches the walk when it ends. The same bits either way. */
 #define EQ_CUDA_EARLYWALK_ENV "EXACTQUALITY_CUDA_EARLYWALK"
+/* The small walk (launches whose sums have at most 256 chunks) copies the
+ * first words of its split records to shared memory while it forms its
+ * segments, and walks a record of at most 4 pieces (SSIM's crossing
+ * chunks) with every lane reading the pieces, without shuffles, its
+ * checks off the chain of sums: "off" copies whole records after the
+ * segments and walks every record with split_walk. The same bits either
+ * way (for tools/bench_cuda). */
+#define EQ_CUDA_LEANWALK_ENV "EXACTQUALITY_CUDA_LEANWALK"
+/* In the fused kernel a block waits for the chunk sums before its chunk
+ * by its first warp, each lane for every 32nd chunk, pausing between
+ * polls, and shares them through shared memory: "thread" has each thread
+ * j wait for chunk j's itself, as before (up to 255 threads of a block
+ * polling the launch's few cache lines of flags). The same bits either
+ * way. */
+#define EQ_CUDA_FUSEDWAIT_ENV "EXACTQUALITY_CUDA_FUSEDWAIT"
 #define EQ_CUDA_BANDS_ENV "EXACTQUALITY_CUDA_BANDS"
 /* SSIMULACRA2 launches scale 0's sums on the third stream (the greatest
  * priority, as the other scales' sums) after its column blur; "stream"

@@ -6,6 +6,7 @@
  * at once; the engine leaves each sum's double in the frame's results.
  */
 #include <limits.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1120,11 +1121,12 @@ ord_small_chunks_kernel(const EqcSumTable *t, int *counters, double *chunk_sum,
                         unsigned char *zero, int *plan, double *approx, EqOrdRun *runs,
                         int *split_idx, EqCudaSplit *pool, int pool_cap, unsigned *ready,
                         unsigned epoch, int no_fast, int late, double *first_sum, int prewalk,
-                        int early_walk)
+                        int early_walk, int wait_warp)
 {
     static_assert(SPLIT_NT == EQC_ORD_LANES, "a thread per chunk of a sum");
     __shared__ double stage[32 * RUNS_ROW];
     __shared__ double wtot[SPLIT_NT / 32];
+    __shared__ double before[SPLIT_NT]; /* wait_warp: the chunk sums before c */
     __shared__ SplitShared sh;
     __shared__ long long ticket;
     __shared__ double own, own_prefix;
@@ -1175,12 +1177,28 @@ ord_small_chunks_kernel(const EqcSumTable *t, int *counters, double *chunk_sum,
     }
 
     /* ord_plan_kernel<SPLIT_NT>'s scan (a chunk a thread), the entries
-     * after chunk c left 0.0 */
+     * after chunk c left 0.0. The chunk sums before c: with wait_warp
+     * (EQ_CUDA_FUSEDWAIT_ENV) warp 0 waits for their flags, lane l for
+     * chunks l, l + 32, .., and reads them for the block (fewer threads
+     * polling the launch's few lines of flags, and polling less often);
+     * else thread j waits for chunk j's */
+    if (wait_warp) {
+        if (warp == 0) {
+            for (int j = lane; j < c; j += 32) {
+                while (ld_acquire_u32(&ready[off + j]) != epoch) {
+                    __nanosleep(32);
+                }
+                before[j] = __ldcg(&chunk_sum[off + j]);
+            }
+        }
+        __syncthreads();
+    }
     double local = 0.0;
     if (tid < c) {
-        while (ld_acquire_u32(&ready[off + tid]) != epoch) {
-        }
-        local += __ldcg(&chunk_sum[off + tid]);
+        if (!wait_warp)
+            while (ld_acquire_u32(&ready[off + tid]) != epoch) {
+            }
+        local += wait_warp ? before[tid] : __ldcg(&chunk_sum[off + tid]);
     } else if (tid == c) {
         local += cs;
     }
@@ -1324,33 +1342,67 @@ struct WalkGroups {
 
 #define EQC_WALK_SPLITS 8
 
-/* Records src[0 .. n-1] of the pool (n <= EQC_WALK_SPLITS) copied to dst
- * by the block's EQC_ORD_LANES threads, in 8-byte words (the walk's split
- * records, read from shared memory while it walks). Every load of a thread
- * is issued before its first store: one round trip to L2 for the whole
- * copy, not one for each record (a loop of load-then-store waits for each
- * load in turn). */
+/* The first W 8-byte words of records src[0 .. n-1] of the pool (n <=
+ * EQC_WALK_SPLITS) copied to dst[0 .. n-1] by the block's EQC_ORD_LANES
+ * threads: load() issues every load of a thread into v, store() writes
+ * them. One round trip to L2 for the whole copy, not one for each record
+ * (a loop of load-then-store waits for each load in turn); and a caller
+ * may do other work between the two (the small walk's lean copy: its
+ * segments). */
 static_assert(sizeof(EqCudaSplit) % 8 == 0, "records copied in 8-byte words");
+template <int W>
+struct RecCopy {
+    static constexpr int WORDS = (int)(sizeof(EqCudaSplit) / 8);
+    static constexpr int PER = (EQC_WALK_SPLITS * W + EQC_ORD_LANES - 1) / EQC_ORD_LANES;
+    static_assert(W >= 1 && W <= WORDS, "a part of a record");
+    unsigned long long v[PER];
+
+    __device__ __forceinline__ void load(const int *src, int n, const EqCudaSplit *pool)
+    {
+#pragma unroll
+        for (int k = 0; k < PER; k++) {
+            const int q = (int)threadIdx.x + k * EQC_ORD_LANES;
+            if (q < n * W)
+                v[k] = reinterpret_cast<const unsigned long long *>(pool + src[q / W])[q % W];
+        }
+    }
+    __device__ __forceinline__ void store(EqCudaSplit *dst, int n) const
+    {
+#pragma unroll
+        for (int k = 0; k < PER; k++) {
+            const int q = (int)threadIdx.x + k * EQC_ORD_LANES;
+            if (q < n * W) {
+                if (W == WORDS) /* whole records: one contiguous run of words */
+                    reinterpret_cast<unsigned long long *>(dst)[q] = v[k];
+                else
+                    reinterpret_cast<unsigned long long *>(dst + q / W)[q % W] = v[k];
+            }
+        }
+    }
+};
+
+/* Records src[0 .. n-1] of the pool, whole, copied to dst (the walk's
+ * split records, read from shared memory while it walks). */
 static __device__ __forceinline__ void copy_split_records(EqCudaSplit *dst, const int *src,
                                                           const int &n, const EqCudaSplit *pool)
 {
-    constexpr int WORDS = (int)(sizeof(EqCudaSplit) / 8);
-    constexpr int PER = (EQC_WALK_SPLITS * WORDS + EQC_ORD_LANES - 1) / EQC_ORD_LANES;
-    const int nw = n * WORDS;
-    unsigned long long v[PER];
-#pragma unroll
-    for (int k = 0; k < PER; k++) {
-        const int q = (int)threadIdx.x + k * EQC_ORD_LANES;
-        if (q < nw)
-            v[k] = reinterpret_cast<const unsigned long long *>(pool + src[q / WORDS])[q % WORDS];
-    }
-#pragma unroll
-    for (int k = 0; k < PER; k++) {
-        const int q = (int)threadIdx.x + k * EQC_ORD_LANES;
-        if (q < nw)
-            reinterpret_cast<unsigned long long *>(dst)[q] = v[k];
-    }
+    RecCopy<(int)(sizeof(EqCudaSplit) / 8)> c;
+    c.load(src, n, pool);
+    c.store(dst, n);
 }
+
+/* The small walk's lean records (EQ_CUDA_LEANWALK_ENV): records of at
+ * most EQC_LEAN_PIECES pieces (SSIM's crossing chunks: a run, the
+ * crossing term, a run) are walked by split_walk_lean from their first
+ * LEAN_WORDS words in shared memory; where a kept record has more pieces,
+ * the kept records are copied again whole (one more round trip) and those
+ * walked by split_walk. walk_chunks' `lean`: 0 off (whole records, every
+ * one by split_walk), 1 the first words of each, 2 whole records. */
+#define EQC_LEAN_PIECES EQ_ORD_SHORT_PIECES
+#define EQC_LEAN_WORDS \
+    ((int)((offsetof(EqCudaSplit, p) + EQC_LEAN_PIECES * sizeof(EqCudaSplitPiece)) / 8))
+static_assert(offsetof(EqCudaSplit, p) % 8 == 0 && sizeof(EqCudaSplitPiece) % 8 == 0,
+              "whole pieces in 8-byte words");
 
 /* The records of the one group of EQC_ORD_SEG chunks the walk stages
  * (thread i stages chunk i of the group; every index is a chunk of it). */
@@ -1387,8 +1439,9 @@ struct WalkShared {
  * lane p keeping the sum piece p starts from; then lane p forms piece p's
  * check from it (eq_ord_apply_try_pos: a negative sum fails it), all
  * pieces' checks side by side. When every check passed, the last sum is
- * the exact sum. Otherwise the pieces again, each checked before the next,
- * piece p + 1's shuffles while piece p is applied. Returns -1 when every
+ * the exact sum. Otherwise the record by its definition, every lane alike
+ * (eq_ord_walk_record, lib/exact/ordsum.h: each piece checked before the
+ * next, read from the record; a cold path). Returns -1 when every
  * piece was added; otherwise the start of the first piece whose check
  * failed, *x then being the exact sum of the terms before it. `lie` (tests
  * only, EQ_CUDA_STAGE_SUM_LIE): the walk takes the middle run piece for a
@@ -1397,11 +1450,6 @@ struct WalkShared {
  * chunk, with the same bits; a walk that skipped the check would lose the
  * piece's terms. */
 static_assert(EQ_CUDA_SPLIT_MAX == 32, "one piece per lane, a piece for every lane");
-struct SplitPieceRegs {
-    EqOrdRun r;
-    double x;
-    int e;
-};
 
 static __device__ __forceinline__ EqOrdRun piece_run(const EqOrdRun &r, int p, int np, int lie)
 {
@@ -1426,15 +1474,6 @@ static __device__ __forceinline__ SplitPieceStep split_step(const EqOrdRun &run,
     o.r.d[1] = __shfl_sync(0xffffffffu, run.d[1], p);
     o.x = __shfl_sync(0xffffffffu, mine.x, p);
     o.e = __shfl_sync(0xffffffffu, mine.e, p);
-    return o;
-}
-
-static __device__ __forceinline__ SplitPieceRegs split_piece(const EqCudaSplitPiece &mine, int p)
-{
-    SplitPieceRegs o;
-    o.e = __shfl_sync(0xffffffffu, mine.e, p);
-    o.x = __shfl_sync(0xffffffffu, mine.x, p);
-    o.r = eqc_shfl_run(mine.run, p);
     return o;
 }
 
@@ -1466,18 +1505,19 @@ static __device__ int split_walk(const EqCudaSplit *rec, double *x, int lane, in
         *x = y;
         return -1;
     }
-    SplitPieceRegs cur = split_piece(mine, 0);
-    for (int p = 0; p < np; p++) {
-        const SplitPieceRegs next = split_piece(mine, (p + 1) & 31); /* unused past np */
-        const EqOrdRun run = piece_run(cur.r, p, np, lie);
-        if (cur.e == EQ_CUDA_SPLIT_CROSS) {
-            *x = *x + cur.x; /* the loop's own add */
-        } else if (!eq_ord_apply(x, &run, cur.e)) {
-            return __shfl_sync(0xffffffffu, mine.start, p);
-        }
-        cur = next;
-    }
-    return -1;
+    /* a check failed (rare): the record by its definition, every lane
+     * alike, from *x */
+    return eq_ord_walk_record(x, rec->p, np, lie ? np / 2 : -1);
+}
+
+/* split_walk for a record of at most EQ_ORD_SHORT_PIECES pieces, every
+ * lane alike (lib/exact/ordsum.h: the pieces read by every lane from the
+ * same place, broadcasts, no shuffles; the checks off the chain of sums).
+ * Returns as split_walk does; `lie` as there. */
+static __device__ __forceinline__ int split_walk_lean(const EqCudaSplit *rec, double *x, int lie)
+{
+    const int np = rec->np;
+    return eq_ord_walk_short(x, rec->p, np, lie ? np / 2 : -1);
 }
 
 /* Warp 0's walk over staged chunks k .. nb - 1 (every lane alike): each
@@ -1492,7 +1532,8 @@ static __device__ int split_walk(const EqCudaSplit *rec, double *x, int lane, in
 template <typename Sh, typename RunOf>
 static __device__ __forceinline__ int walk_chunks(const Sh &sh, int k, int nb, double *x,
                                                   int *pos0, const EqCudaSplit *pool,
-                                                  int *counters, int lane, int lie, RunOf run_of)
+                                                  int *counters, int lane, int lie, int lean,
+                                                  RunOf run_of)
 {
     *pos0 = 0;
     while (k < nb) {
@@ -1512,8 +1553,12 @@ static __device__ __forceinline__ int walk_chunks(const Sh &sh, int k, int nb, d
                 k++;
             } else if (sh.split[k] >= 0) {
                 const int sl = sh.slot[k];
+                /* lean 1: the kept records' first EQC_LEAN_WORDS words alone
+                 * are in recs, and none has more pieces */
                 const int p0 =
-                    split_walk(sl >= 0 ? &sh.recs[sl] : pool + sh.split[k], x, lane, lie);
+                    lean && sl >= 0 && sh.recs[sl].np <= EQC_LEAN_PIECES
+                        ? split_walk_lean(&sh.recs[sl], x, lie)
+                        : split_walk(sl >= 0 ? &sh.recs[sl] : pool + sh.split[k], x, lane, lie);
                 if (lane == 0)
                     atomicAdd(&counters[p0 < 0 ? 1 : 2], 1);
                 if (p0 >= 0) {
@@ -1746,7 +1791,7 @@ ord_walk_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs, con
                 const int lane = threadIdx.x;
                 double x = sum;
                 int pos0 = 0;
-                const int k = walk_chunks(sh, c, nb, &x, &pos0, pool, counters, lane, lie,
+                const int k = walk_chunks(sh, c, nb, &x, &pos0, pool, counters, lane, lie, 0,
                                           [&](int j) { return sh.run[j]; });
                 if (lane == 0) {
                     sh.s = x;
@@ -1796,8 +1841,8 @@ struct SmallWalkShared {
     int nsplit[EQC_ORD_WARPS];
     int rec_src[EQC_WALK_SPLITS];
     EqCudaSplit recs[EQC_WALK_SPLITS];
-    double s;
-    int next, pos0;
+    double s, first; /* first: a prewalked first chunk's sum (lean), else 0.0 */
+    int next, pos0, c0;
     union {
         EqcExactShared ex;           /* the block's exact add */
         double terms[EQC_ORD_CHUNK]; /* EQC_WALK_SEQ */
@@ -1808,7 +1853,7 @@ __global__ void __launch_bounds__(EQC_ORD_LANES, 1)
 ord_walk_small_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs, EqOrdRun *seg,
                       int *seg_len, const unsigned char *zero, unsigned char *gzero,
                       const int *split_idx, const EqCudaSplit *pool, int *counters, double *out,
-                      int none_plan, int walk, int lie, const double *first_sum)
+                      int none_plan, int walk, int lie, const double *first_sum, int lean)
 {
     __shared__ SmallWalkShared sh;
     const int s = blockIdx.x, c = threadIdx.x, lane = c & 31, w = c >> 5;
@@ -1833,11 +1878,36 @@ ord_walk_small_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *run
         z = zero[off + c];
         sp = none_plan ? -1 : split_idx[off + c];
     }
-    /* the segments of each group of EQC_ORD_SEG chunks, as
-     * ord_segments_kernel forms them (its barrier also publishes nsplit) */
+    /* the first EQC_WALK_SPLITS split records in chunk order go to recs:
+     * with `lean` (EQ_CUDA_LEANWALK_ENV) their first EQC_LEAN_WORDS words,
+     * loaded here and stored after the segments, which hide the loads */
     const unsigned sm = __ballot_sync(0xffffffffu, sp >= 0);
     if (lane == 0)
         sh.nsplit[w] = __popc(sm);
+    __syncthreads();
+    int rank = __popc(sm & ((1u << lane) - 1u)), total = 0;
+    for (int k = 0; k < EQC_ORD_WARPS; k++) {
+        rank += k < w ? sh.nsplit[k] : 0;
+        total += sh.nsplit[k];
+    }
+    const bool kept = sp >= 0 && rank < EQC_WALK_SPLITS;
+    if (kept)
+        sh.rec_src[rank] = sp;
+    const int nrec = total < EQC_WALK_SPLITS ? total : EQC_WALK_SPLITS;
+    RecCopy<EQC_LEAN_WORDS> lean_recs;
+    if (lean) {
+        /* whether the fused kernel added the first chunk, and its sum,
+         * loaded beside the records (thread 0 holds chunk 0) */
+        if (c == 0) {
+            const bool pre = in && !none_plan && p == EQ_ORD_NONE && sp == EQC_SPLIT_PREWALKED;
+            sh.first = pre ? first_sum[s] : 0.0;
+            sh.c0 = pre ? 1 : 0;
+        }
+        __syncthreads();
+        lean_recs.load(sh.rec_src, nrec, pool);
+    }
+    /* the segments of each group of EQC_ORD_SEG chunks, as
+     * ord_segments_kernel forms them */
     int len, h;
     bool last, all_zero;
     x = segment_group(x, in && !z, &sh.groups[g], &len, &h, &last, &all_zero);
@@ -1853,29 +1923,32 @@ ord_walk_small_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *run
         sh.zero[c] = none_plan ? 0 : z;
         sh.seg_len[c] = (short)(none_plan ? 0 : len);
         sh.split[c] = sp;
-    }
-    /* the first EQC_WALK_SPLITS split records in chunk order go to recs */
-    int rank = __popc(sm & ((1u << lane) - 1u)), total = 0;
-    for (int k = 0; k < EQC_ORD_WARPS; k++) {
-        rank += k < w ? sh.nsplit[k] : 0;
-        total += sh.nsplit[k];
-    }
-    const bool kept = sp >= 0 && rank < EQC_WALK_SPLITS;
-    if (in)
         sh.slot[c] = (signed char)(kept ? rank : -1);
-    if (kept)
-        sh.rec_src[rank] = sp;
-    const int nrec = total < EQC_WALK_SPLITS ? total : EQC_WALK_SPLITS;
-    __syncthreads();
-    copy_split_records(sh.recs, sh.rec_src, nrec, pool);
+    }
+    if (lean) {
+        lean_recs.store(sh.recs, nrec);
+        __syncthreads();
+        /* a kept record of more pieces: all copied again whole */
+        const bool long_rec = c < nrec && sh.recs[c].np > EQC_LEAN_PIECES;
+        if (__syncthreads_or(long_rec)) {
+            copy_split_records(sh.recs, sh.rec_src, nrec, pool);
+            lean = 2;
+        }
+    } else {
+        __syncthreads();
+        copy_split_records(sh.recs, sh.rec_src, nrec, pool);
+    }
     __syncthreads();
 
     /* warp 0 walks (every lane alike, lane 0 writes); a chunk that fails
      * its check is added by the whole block from the failing term on */
     double sum = 0.0;
     int c0 = 0;
-    if (nch > 0 && !none_plan && plan[off] == EQ_ORD_NONE &&
-        split_idx[off] == EQC_SPLIT_PREWALKED) {
+    if (lean) {
+        sum = sh.first;
+        c0 = sh.c0;
+    } else if (nch > 0 && !none_plan && plan[off] == EQ_ORD_NONE &&
+               split_idx[off] == EQC_SPLIT_PREWALKED) {
         /* the fused kernel added the first chunk (chunk 1 heads a segment:
          * chunk 0 is planned term by term) */
         sum = first_sum[s];
@@ -1887,7 +1960,7 @@ ord_walk_small_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *run
             int pos0 = 0;
             /* a segment of one chunk holds the chunk's run; other chunks'
              * runs (a failed segment's) are read from global memory */
-            const int k = walk_chunks(sh, c0, nch, &xs, &pos0, pool, counters, lane, lie,
+            const int k = walk_chunks(sh, c0, nch, &xs, &pos0, pool, counters, lane, lie, lean,
                                       [&](int j) {
                                           return sh.seg_len[j] == 1 ? sh.seg[j] : runs[off + j];
                                       });
@@ -2100,7 +2173,7 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
             ord_small_chunks_kernel<<<(unsigned)total, SPLIT_NT, 0, stream>>>(
                 dt, counters, chunk_sum, zero, plan, approx, runs, split_idx, pool, cap, ready,
                 cuda->sum_epoch, cuda->runs_no_fast, cuda->fused_late, first_sum,
-                cuda->prewalk && !cuda->walk_no_split, cuda->early_walk);
+                cuda->prewalk && !cuda->walk_no_split, cuda->early_walk, cuda->fused_wait_warp);
             EQC_CHECK_LAUNCH(cuda, "ord_small_chunks_kernel");
         } else if (reuse) {
             /* runs under the kept plan, with this frame's chunk sums; the
@@ -2142,12 +2215,12 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
                                  plan, runs, rwarps, cuda->runs_no_fast, approx, zero,
                                  split_idx, pool, cap, counters, per_sum, chunk_sum));
         }
-        if (most_chunks <= EQC_ORD_LANES) {
+        if (eq_cuda_small_walk(most_chunks)) {
             EQC_CHECK(cuda, EQC_SITE_LAUNCH,
                       launch_pdl(ord_walk_small_kernel, (unsigned)nsums, EQC_ORD_LANES, stream,
                                  dt, plan, runs, seg, seg_len, zero, gzero, split_idx, pool,
                                  counters, dout, cuda->walk_none_plan, cuda->walk_mode,
-                                 cuda->walk_lie, (const double *)first_sum));
+                                 cuda->walk_lie, (const double *)first_sum, cuda->lean_walk));
         } else {
             EQC_CHECK(cuda, EQC_SITE_LAUNCH,
                       launch_pdl(ord_segments_kernel, (unsigned)groups, EQC_ORD_SEG, stream, dt,

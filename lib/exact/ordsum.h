@@ -943,6 +943,47 @@ EQ_HD static inline int eq_ord_walk_record(double *s, const EqOrdPiece *p, int n
     return -1;
 }
 
+/* The most pieces eq_ord_walk_short takes. */
+#define EQ_ORD_SHORT_PIECES 4
+
+/* Applies the pieces p[0 .. np-1] (np <= EQ_ORD_SHORT_PIECES) in order to
+ * the exact sum *s, as the device's small walk does with a short split
+ * record (SSIM's crossing chunks: a run, the crossing term, a run). First
+ * the sums alone, piece after piece (a crossing piece's plain add; a run
+ * piece's sum by eq_ord_apply_try_pos, its check formed beside the chain
+ * of sums and looked at once at the end); when every check passed, the
+ * last sum is the exact one. Otherwise the pieces again from *s by the
+ * definition, eq_ord_walk_record (eq_ord_apply: a negative sum too).
+ * Returns and `poison` as there. */
+EQ_HD static inline int eq_ord_walk_short(double *s, const EqOrdPiece *p, int np, int poison)
+{
+    double y = *s;
+    int ok = 1, k;
+    for (k = 0; k < EQ_ORD_SHORT_PIECES; k++) {
+        if (k < np) {
+            const EqOrdRun run = k == poison ? eq_ord_poison() : p[k].run;
+            const int cross = p[k].e == EQ_ORD_CROSS;
+            double next;
+            const int good = eq_ord_apply_try_pos(y, &run, p[k].e, &next);
+#if EQ_ORDSUM_MUTATION == 10
+            ok &= cross || good || 1; /* mutation: the first pass's checks ignored */
+#else
+            ok &= cross || good;
+#endif
+#if EQ_ORDSUM_MUTATION == 11
+            y = cross ? y : next; /* mutation: the crossing term left out */
+#else
+            y = cross ? y + p[k].x : next;
+#endif
+        }
+    }
+    if (ok) {
+        *s = y;
+        return -1;
+    }
+    return eq_ord_walk_record(s, p, np, poison);
+}
+
 /* A segment starts at chunk c when c is the first chunk of an aligned group
  * of chunks_per_segment chunks, when its planned binade differs from the
  * previous chunk's, or when either is planned term by term. */

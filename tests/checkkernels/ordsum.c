@@ -42,7 +42,7 @@ static double uniform(uint64_t *rng)
     return (double)(fg_splitmix(rng) >> 11) * 0x1p-53;
 }
 
-/* Twenty kinds of terms. */
+/* Twenty-one kinds of terms. */
 static void fill(double *x, size_t n, int kind, uint64_t *rng)
 {
     for (size_t i = 0; i < n; i++) {
@@ -136,6 +136,38 @@ static void fill(double *x, size_t n, int kind, uint64_t *rng)
             else
                 v = (double)(fg_splitmix(rng) % 4) * 0x1p-51;
             break; /* exact halves in the fast split's pieces */
+        case 20:
+            /* 1 and whole units of [1, 2); the second chunk: units, the
+             * crossing term 1 (the sum passes 2), units of the binade 1, the
+             * crossing term 2 (it passes 4), zeros: a split record of 4
+             * pieces; the third: the same through 8, 16 and 32, 6 pieces;
+             * then whole units of [32, 64). In sums of at most 256 chunks
+             * the small walk keeps both records: the lean walk takes the
+             * first (its copy must hold 4 pieces) and copies the records
+             * again whole for the second (branch s24walk) */
+            if (i == 0 || i == 1024 + 100)
+                v = 1.0;
+            else if (i == 1024 + 200)
+                v = 2.0;
+            else if (i == 2048 + 100 || i == 2048 + 200 || i == 2048 + 300)
+                v = i == 2048 + 100 ? 4.0 : i == 2048 + 200 ? 8.0 : 16.0;
+            else if (i < 1024 + 100)
+                v = (double)(fg_splitmix(rng) % 4) * 0x1p-52;
+            else if (i < 1024 + 200)
+                v = (double)(fg_splitmix(rng) % 4) * 0x1p-51;
+            else if (i < 2048)
+                v = 0.0;
+            else if (i < 2048 + 100)
+                v = (double)(fg_splitmix(rng) % 4) * 0x1p-50;
+            else if (i < 2048 + 200)
+                v = (double)(fg_splitmix(rng) % 4) * 0x1p-49;
+            else if (i < 2048 + 300)
+                v = (double)(fg_splitmix(rng) % 4) * 0x1p-48;
+            else if (i < 3072)
+                v = 0.0;
+            else
+                v = (double)(fg_splitmix(rng) % 4) * 0x1p-47;
+            break; /* records of 4 and 6 pieces in the small walk */
         default:
             v = u;
             break;
@@ -441,9 +473,9 @@ void ck_ordsum(CkContext *ck)
     long lie_failed = 0, small_chunks = 0, fused_split = 0;
 
     /* CK_ORDSUM_KINDS=a,b,...: only those kinds (for compute-sanitizer's
-     * racecheck, which is slow; the default run takes all twenty) */
+     * racecheck, which is slow; the default run takes all twenty-one) */
     const char *only = getenv("CK_ORDSUM_KINDS");
-    for (int kind = 0; kind < 20; kind++) {
+    for (int kind = 0; kind < 21; kind++) {
         if (only) {
             char key[8];
             snprintf(key, sizeof(key), ",%d,", kind);

@@ -651,6 +651,105 @@ static void rising_stretches(long rounds)
     CHECK(poisoned < rounds / 2);
 }
 
+/* Short split records (eq_ord_walk_short, the device's small walk): up
+ * to EQ_ORD_SHORT_PIECES pieces from a start s0: a crossing piece of one
+ * term about the size of the sum, or a run of small terms under the binade
+ * of the exact sum before it (one off a time in six: its check then
+ * fails; a run may also carry the sum out of its binade), now and then a
+ * piece poisoned. Held to the
+ * definition, the pieces in order each checked before the next
+ * (eq_ord_apply; a crossing piece's plain add): the same return and the
+ * same sum, which is the loop's over the terms before the failed piece
+ * (all of them when none failed). */
+static void short_records(long rounds)
+{
+    long k, applied = 0, failed = 0, poisoned = 0, crosses = 0, negative = 0, mismatches = 0;
+    for (k = 0; k < rounds; k++) {
+        double x[64], s0, s, want_s, m;
+        EqOrdPiece pc[EQ_ORD_SHORT_PIECES];
+        int n, np, i, p, poison, got, want;
+        const int e0 = (int)(rnd() % 61) - 30;
+        /* a start in binade e0, near its top one time in two (a run then
+         * may carry the sum over it, and fail its check), negative one
+         * time in eight */
+        if (rnd() % 2) {
+            const int below = (int)(rnd() % 20) + 10;
+            m = 2.0 - ldexp(rnd01(), -below);
+        } else {
+            m = 1.0 + rnd01();
+        }
+        s0 = ldexp(m, e0);
+        s0 = rnd() % 8 == 0 ? -s0 : s0;
+        /* pieces: a crossing one (one term about the size of the sum) one
+         * time in three, else a run of 1 to 16 small terms (exact halves
+         * of a unit, zeros, up to 2^24 units) */
+        np = 1 + (int)(rnd() % EQ_ORD_SHORT_PIECES);
+        n = 0;
+        s = s0;
+        for (p = 0; p < np; p++) {
+            const int cross = rnd() % 3 == 0, len = cross ? 1 : 1 + (int)(rnd() % 16);
+            const int e = eq_ord_binade(s);
+            const double u = ldexp(1.0, (e == EQ_ORD_NONE ? e0 : e) - 52);
+            const int a = n;
+            for (i = 0; i < len; i++) {
+                const unsigned kind = (unsigned)(rnd() % 8);
+                if (cross) {
+                    x[n] = ldexp(0.5 + rnd01(), e0);
+                } else if (kind == 0) { /* an exact half of a unit */
+                    x[n] = u * (double)(2 * (rnd() % 64) + 1) / 2.0;
+                } else if (kind == 1) {
+                    x[n] = 0.0;
+                } else { /* a unit to about 2^24 of them */
+                    const int g = (int)(rnd() % 25);
+                    x[n] = u * ldexp(1.0 + rnd01(), g);
+                }
+                x[n] = s0 < 0.0 ? -x[n] : x[n];
+                n++;
+            }
+            memset(&pc[p], 0, sizeof(pc[p]));
+            pc[p].start = a;
+            pc[p].x = x[a];
+            if (cross) {
+                pc[p].e = EQ_ORD_CROSS;
+                pc[p].run.d[0] = (int64_t)(rnd() >> 12); /* never read */
+                crosses++;
+            } else {
+                pc[p].e = rnd() % 6 == 0 ? e + 1 : e;
+                pc[p].run = eq_ord_run_terms(x + a, len, 1, pc[p].e);
+            }
+            s = eq_ordsum_loop(x + a, (size_t)len, 1, s);
+        }
+        poison = rnd() % 6 == 0 ? (int)(rnd() % (unsigned)np) : -1;
+        /* the definition */
+        want_s = s0;
+        want = -1;
+        for (p = 0; p < np && want < 0; p++) {
+            EqOrdRun r = p == poison ? eq_ord_poison() : pc[p].run;
+            if (pc[p].e == EQ_ORD_CROSS)
+                want_s = want_s + pc[p].x;
+            else if (!eq_ord_apply(&want_s, &r, pc[p].e))
+                want = pc[p].start;
+        }
+        CHECK(same_bits(want_s, eq_ordsum_loop(x, (size_t)(want < 0 ? n : want), 1, s0)));
+        s = s0;
+        got = eq_ord_walk_short(&s, pc, np, poison);
+        if ((got != want || !same_bits(s, want_s)) && mismatches++ < 3)
+            printf("short record %ld: np=%d poison=%d s0=%a: walk %d %a, definition %d %a\n", k,
+                   np, poison, s0, got, s, want, want_s);
+        CHECK(got == want);
+        CHECK(same_bits(s, want_s));
+        applied += want < 0;
+        failed += want >= 0;
+        poisoned += poison >= 0;
+        negative += s0 < 0.0;
+    }
+    printf("short records: %ld, %ld applied, %ld failed a piece (%ld poisoned, %ld negative "
+           "starts), %ld crossing pieces, %ld mismatches\n",
+           rounds, applied, failed, poisoned, negative, crosses, mismatches);
+    CHECK(applied > rounds / 4 && failed > rounds / 8 && crosses > rounds / 4);
+    CHECK(negative > rounds / 20);
+}
+
 /* ------------------------------------------------------------------ */
 /* 3. The pipeline against the loop                                     */
 
@@ -1093,5 +1192,6 @@ int main(void)
     /* last: the cases above keep their seeded inputs */
     rising_terms(400000);
     rising_stretches(3000);
+    short_records(200000);
     return eqtest_done();
 }

@@ -85,14 +85,34 @@ rep('''    __shared__ SmallWalkShared sh;
     pdl_wait();
     const unsigned long long gt1 = tr_gt();
     TRK(0);''')
-rep('''    const int nrec = total < EQC_WALK_SPLITS ? total : EQC_WALK_SPLITS;
+rep('''    if (lean) {
+        lean_recs.store(sh.recs, nrec);
+        __syncthreads();
+        /* a kept record of more pieces: all copied again whole */
+        const bool long_rec = c < nrec && sh.recs[c].np > EQC_LEAN_PIECES;
+        if (__syncthreads_or(long_rec)) {
+            copy_split_records(sh.recs, sh.rec_src, nrec, pool);
+            lean = 2;
+        }
+    } else {
+        __syncthreads();
+        copy_split_records(sh.recs, sh.rec_src, nrec, pool);
+    }
     __syncthreads();
-    copy_split_records(sh.recs, sh.rec_src, nrec, pool);
-    __syncthreads();
-''', '''    const int nrec = total < EQC_WALK_SPLITS ? total : EQC_WALK_SPLITS;
-    __syncthreads();
-    TRK(1);
-    copy_split_records(sh.recs, sh.rec_src, nrec, pool);
+''', '''    TRK(1);
+    if (lean) {
+        lean_recs.store(sh.recs, nrec);
+        __syncthreads();
+        /* a kept record of more pieces: all copied again whole */
+        const bool long_rec = c < nrec && sh.recs[c].np > EQC_LEAN_PIECES;
+        if (__syncthreads_or(long_rec)) {
+            copy_split_records(sh.recs, sh.rec_src, nrec, pool);
+            lean = 2;
+        }
+    } else {
+        __syncthreads();
+        copy_split_records(sh.recs, sh.rec_src, nrec, pool);
+    }
     __syncthreads();
     TRK(2);
 ''')
@@ -191,8 +211,12 @@ rep2('''            } else if (sh.plan[k] != EQ_ORD_NONE) {
                 k++;
             } else if (sh.split[k] >= 0) {
                 const int sl = sh.slot[k];
+                /* lean 1: the kept records' first EQC_LEAN_WORDS words alone
+                 * are in recs, and none has more pieces */
                 const int p0 =
-                    split_walk(sl >= 0 ? &sh.recs[sl] : pool + sh.split[k], x, lane, lie);''', '''            } else if (sh.plan[k] != EQ_ORD_NONE) {
+                    lean && sl >= 0 && sh.recs[sl].np <= EQC_LEAN_PIECES
+                        ? split_walk_lean(&sh.recs[sl], x, lie)
+                        : split_walk(sl >= 0 ? &sh.recs[sl] : pool + sh.split[k], x, lane, lie);''', '''            } else if (sh.plan[k] != EQ_ORD_NONE) {
                 long long c1 = clock64();
                 const EqOrdRun r = run_of(k);
                 if (!eq_ord_apply(x, &r, sh.plan[k]))
@@ -202,9 +226,14 @@ rep2('''            } else if (sh.plan[k] != EQ_ORD_NONE) {
             } else if (sh.split[k] >= 0) {
                 long long c1 = clock64();
                 const int sl = sh.slot[k];
+                /* a kept record's count is in recs in both modes */
                 npc += (sl >= 0 ? &sh.recs[sl] : pool + sh.split[k])->np;
+                /* lean 1: the kept records' first EQC_LEAN_WORDS words alone
+                 * are in recs, and none has more pieces */
                 const int p0 =
-                    split_walk(sl >= 0 ? &sh.recs[sl] : pool + sh.split[k], x, lane, lie);
+                    lean && sl >= 0 && sh.recs[sl].np <= EQC_LEAN_PIECES
+                        ? split_walk_lean(&sh.recs[sl], x, lie)
+                        : split_walk(sl >= 0 ? &sh.recs[sl] : pool + sh.split[k], x, lane, lie);
                 cy[2] += clock64() - c1; nk[2]++;''')
 rep2('''        if (k < end)
             break; /* chunk k fails its check */
