@@ -499,6 +499,15 @@ typedef struct Scratch {
 
 static Scratch scr;
 
+/* What measure() found for its sum, for --device (dev_add). */
+static struct {
+    double loop;
+    size_t nch, made, whole, failed;
+    int *plan;
+    size_t plan_cap;
+} last;
+
+
 static void scratch_reserve(size_t nch)
 {
     if (nch <= scr.cap)
@@ -617,6 +626,19 @@ static void measure(const double *x, size_t n, int m, int kind, int scale, int c
     if (!same_bits(loop, dev))
         mismatch("device walk model", m, kind, scale, ch, loop, dev);
 
+    last.loop = loop;
+    last.nch = nch;
+    if (nch > last.plan_cap) {
+        last.plan = realloc(last.plan, nch * sizeof(int));
+        if (!last.plan)
+            exit(2);
+        last.plan_cap = nch;
+    }
+    memcpy(last.plan, scr.plan, nch * sizeof(int));
+    last.made = sp_records;
+    last.whole = dc.records - dc.rec_failed;
+    last.failed = dc.rec_failed;
+
     for (int s = 0; s < 2; s++) {
         Tally *t = &tally[m][kind][s == 0 ? 0 : scale + 1];
         double mean = n ? loop / (double)n : 0.0;
@@ -657,6 +679,164 @@ static void measure(const double *x, size_t n, int m, int kind, int scale, int c
         t->sp_small_long += sp_small_long;
     }
 }
+
+#ifdef EQ_RATES_CUDA
+/* ---------------------------------------------- the engine itself (--device) */
+
+/* With --device, each launch that the model describes is also run by the
+ * CUDA engine (eq_cuda_stage_ordsum: the metric's sums in one launch, fused
+ * where the metric's is, SSIMULACRA2's terms formed on the device from its
+ * d and d1 planes as the metric forms them, a fresh plan as the model's),
+ * and held to the model: every sum's bits (the loop's), every chunk's plan,
+ * and the launch's split records: made, walked whole, handed to the block
+ * part way. A difference in the last two says that the model (and the
+ * tables made with it) no longer describes the device. */
+#define DEV_MAX_SUMS 128
+typedef struct DevSum {
+    const double *x;
+    double *own; /* a copy of the terms, freed after the launch */
+    size_t n;
+    int kind, m, k, scale, ch;
+    double loop;
+    int *plan;
+    size_t nch;
+} DevSum;
+static EqCuda *dev_cuda;
+static DevSum dev_sum[DEV_MAX_SUMS];
+static int dev_n;
+static size_t dev_made, dev_whole, dev_failed; /* the model's, this launch */
+static long dev_launches, dev_sums, dev_differ, dev_model_diff;
+static size_t dev_plan_diff, dev_plan_chunks, dev_tot[2][3]; /* [model, device][made, whole, failed] */
+
+static void dev_add(const double *x, size_t n, int kind, int copy, int m, int k, int scale,
+                    int ch)
+{
+    if (!dev_cuda)
+        return;
+    if (dev_n == DEV_MAX_SUMS) {
+        fprintf(stderr, "exactquality-ordsum-rates: more than %d sums in a launch\n",
+                DEV_MAX_SUMS);
+        exit(2);
+    }
+    DevSum *d = &dev_sum[dev_n++];
+    memset(d, 0, sizeof(*d));
+    d->x = x;
+    if (copy && n) {
+        d->own = malloc(n * sizeof(double));
+        if (!d->own)
+            exit(2);
+        memcpy(d->own, x, n * sizeof(double));
+        d->x = d->own;
+    }
+    d->n = n;
+    d->kind = kind;
+    d->m = m;
+    d->k = k;
+    d->scale = scale;
+    d->ch = ch;
+    d->loop = last.loop;
+    d->nch = last.nch;
+    d->plan = malloc((last.nch ? last.nch : 1) * sizeof(int));
+    if (!d->plan)
+        exit(2);
+    memcpy(d->plan, last.plan, last.nch * sizeof(int));
+    dev_made += last.made;
+    dev_whole += last.whole;
+    dev_failed += last.failed;
+}
+
+static const char *kind_name(int m, int k)
+{
+    return m == M_S2 ? s2_kind[k] : ssim_kind[k];
+}
+
+/* The pending sums in one launch of the engine, compared. */
+static void dev_flush(int fused)
+{
+    if (!dev_cuda || dev_n == 0)
+        return;
+    EqCudaSumCase cases[DEV_MAX_SUMS];
+    double sums[DEV_MAX_SUMS];
+    size_t total = 0;
+    for (int i = 0; i < dev_n; i++) {
+        cases[i] = (EqCudaSumCase){ dev_sum[i].x, dev_sum[i].n, 1, dev_sum[i].kind };
+        total += eq_cuda_stage_ordsum_chunks(dev_sum[i].n);
+    }
+    EqCudaSumPartials part;
+    memset(&part, 0, sizeof(part));
+    part.chunk_sum = malloc(total * sizeof(double));
+    part.plan = malloc(total * sizeof(int));
+    part.runs = malloc(total * sizeof(EqOrdRun));
+    part.seg = malloc(total * sizeof(EqOrdRun));
+    part.seg_len = malloc(total * sizeof(int));
+    if (!part.chunk_sum || !part.plan || !part.runs || !part.seg || !part.seg_len)
+        exit(2);
+    int err = eq_cuda_stage_ordsum(dev_cuda, cases, dev_n, fused ? EQ_CUDA_STAGE_SUM_FUSED : 0,
+                                   sums, &part);
+    if (err < 0) {
+        fprintf(stderr, "exactquality-ordsum-rates: the device's launch failed: %s\n",
+                eq_strerror(err));
+        exit(2);
+    }
+    size_t off = 0;
+    for (int i = 0; i < dev_n; i++) {
+        const DevSum *d = &dev_sum[i];
+        if (!same_bits(sums[i], d->loop)) {
+            printf("MISMATCH frame %d %s %s scale %d ch %d: device %a, loop %a\n", cur_frame,
+                   metric_name[d->m], kind_name(d->m, d->k), d->scale, d->ch, sums[i], d->loop);
+            dev_differ++;
+        }
+        size_t diff = 0;
+        for (size_t c = 0; c < d->nch; c++)
+            diff += part.plan[off + c] != d->plan[c];
+        if (diff)
+            printf("DEVICE MODEL frame %d %s %s scale %d ch %d: the plan differs in %zu of "
+                   "%zu chunks\n",
+                   cur_frame, metric_name[d->m], kind_name(d->m, d->k), d->scale, d->ch, diff,
+                   d->nch);
+        dev_plan_diff += diff;
+        dev_plan_chunks += d->nch;
+        off += eq_cuda_stage_ordsum_chunks(d->n);
+    }
+    const size_t got[3] = { (size_t)part.split_made, (size_t)part.split_applied,
+                            (size_t)part.split_failed };
+    const size_t want[3] = { dev_made, dev_whole, dev_failed };
+    if (memcmp(got, want, sizeof(got)))
+        printf("DEVICE MODEL frame %d %s launch of %d sums%s: split records made %zu (model "
+               "%zu), walked whole %zu (%zu), handed to the block %zu (%zu)\n",
+               cur_frame, metric_name[dev_sum[0].m], dev_n, fused ? " (fused)" : "", got[0],
+               want[0], got[1], want[1], got[2], want[2]);
+    dev_model_diff += memcmp(got, want, sizeof(got)) != 0;
+    for (int j = 0; j < 3; j++) {
+        dev_tot[0][j] += want[j];
+        dev_tot[1][j] += got[j];
+    }
+    dev_launches++;
+    dev_sums += dev_n;
+    for (int i = 0; i < dev_n; i++) {
+        free(dev_sum[i].own);
+        free(dev_sum[i].plan);
+    }
+    free(part.chunk_sum);
+    free(part.plan);
+    free(part.runs);
+    free(part.seg);
+    free(part.seg_len);
+    dev_n = 0;
+    dev_made = dev_whole = dev_failed = 0;
+}
+#else
+static void dev_add(const double *x, size_t n, int kind, int copy, int m, int k, int scale,
+                    int ch)
+{
+    (void)x, (void)n, (void)kind, (void)copy, (void)m, (void)k, (void)scale, (void)ch;
+}
+
+static void dev_flush(int fused)
+{
+    (void)fused;
+}
+#endif
 
 /* --------------------------------------------------- SSIM term streams */
 
@@ -740,10 +920,15 @@ static void measure_ssim_scale(const EqSsimDsp *dsp, int m, int scale, const flo
     ssim_scale_terms(dsp, r, d, w, h, &t, &cpu);
     size_t nw = (size_t)t.ow * (size_t)t.oh;
     measure(t.l, nw, m, 0, scale, 0, cpu.l);
+    dev_add(t.l, nw, EQ_CUDA_TERM_X, 1, m, 0, scale, 0);
     measure(t.c, nw, m, 1, scale, 0, cpu.c);
+    dev_add(t.c, nw, EQ_CUDA_TERM_X, 1, m, 1, scale, 0);
     measure(t.s, nw, m, 2, scale, 0, cpu.s);
-    if (m == M_SSIM)
+    dev_add(t.s, nw, EQ_CUDA_TERM_X, 1, m, 2, scale, 0);
+    if (m == M_SSIM) {
         measure(t.lcs, nw, m, 3, scale, 0, cpu.lcs);
+        dev_add(t.lcs, nw, EQ_CUDA_TERM_X, 1, m, 3, scale, 0);
+    }
     ssim_terms_free(&t);
 }
 
@@ -786,6 +971,7 @@ static void do_ssim(const EqSsimDsp *dsp, const EqFrame *ref, const EqFrame *dis
         launch_fused = fused_launch(n4, 4, &launch_small);
     }
     measure_ssim_scale(dsp, M_SSIM, 0, r, d, sw, sh);
+    dev_flush(launch_fused);
     free(r);
     free(d);
 }
@@ -831,6 +1017,7 @@ static void do_ms_ssim(const EqSsimDsp *dsp, const EqFrame *ref, const EqFrame *
         }
         measure_ssim_scale(dsp, M_MS_SSIM, k, r, d, w, h);
     }
+    dev_flush(launch_fused);
     free(r);
     free(d);
 }
@@ -907,8 +1094,13 @@ static void s2_flush(void)
                 s2_buf[i] = eq_s2_term(k, eq_s2_sum_of_d1(k) ? s2_d1[plane][i] : s2_d[plane][i]);
             measure(s2_buf, n, M_S2, k, scale, ch, s2_cpu[plane][k]);
             s2_seen[eq_s2_sum_index(scale, ch, k)] = s2_cpu[plane][k];
+            /* the device forms the terms from the planes, as the metric */
+            dev_add(eq_s2_sum_of_d1(k) ? s2_d1[plane] : s2_d[plane], n, k, 0, M_S2, k, scale,
+                    ch);
         }
         s2_n[plane] = 0;
+        if (plane == 2 || plane == s2_plane - 1)
+            dev_flush(fused[scale > 0]);
     }
 }
 
@@ -1071,6 +1263,9 @@ static void usage(FILE *f)
                "                  pieces, how many the block's fast path takes)\n"
                "  --expect-paths  exit 1 also when the device model walked no split\n"
                "                  record or prewalked no first chunk (for the tests)\n"
+               "  --device        each launch also on the CUDA engine, held to the loop\n"
+               "                  and to the model (plans, split records made, walked\n"
+               "                  whole, handed to the block); exit 77 without a device\n"
                "REF and DIST `bench` (W H 420 8): tools/bench_cuda's generated pairs\n"
                "(pair k: tests/common/framegen.h, fill 1000 + k, distortion 2000 + k),\n"
                "--frames of them (default 1).\n"
@@ -1087,7 +1282,7 @@ int main(int argc, char **argv)
     const char *refp = argv[1], *distp = argv[2];
     const int w = atoi(argv[3]), h = atoi(argv[4]), sub = atoi(argv[5]), bd = atoi(argv[6]);
     long max_frames = -1;
-    int by_scale = 0, splits = 0, expect_paths = 0, want[M_COUNT] = { 1, 1, 1 };
+    int by_scale = 0, splits = 0, expect_paths = 0, device = 0, want[M_COUNT] = { 1, 1, 1 };
     const char *label = refp;
 
     for (int i = 7; i < argc; i++) {
@@ -1101,6 +1296,8 @@ int main(int argc, char **argv)
             splits = 1;
         } else if (!strcmp(argv[i], "--expect-paths")) {
             expect_paths = 1;
+        } else if (!strcmp(argv[i], "--device")) {
+            device = 1;
         } else if (!strcmp(argv[i], "--metrics") && i + 1 < argc) {
             char list[256], *save = NULL;
             snprintf(list, sizeof(list), "%s", argv[++i]);
@@ -1136,6 +1333,27 @@ int main(int argc, char **argv)
     const char *slash = strrchr(label, '/');
     if (slash)
         label = slash + 1;
+    if (device) {
+#ifdef EQ_RATES_CUDA
+        char why[256];
+        EqSettings ds;
+        EqLog dlog = { NULL, NULL };
+        if (!eq_cuda_device_available(why, sizeof(why))) {
+            printf("exactquality-ordsum-rates: no CUDA device (%s): skipped\n", why);
+            return 77;
+        }
+        eq_settings_init(&ds);
+        int err = eq_cuda_open(&dev_cuda, &ds, &dlog);
+        if (err < 0) {
+            fprintf(stderr, "exactquality-ordsum-rates: the CUDA backend failed to open: %s\n",
+                    eq_strerror(err));
+            return 2;
+        }
+#else
+        printf("exactquality-ordsum-rates: built without CUDA: --device skipped\n");
+        return 77;
+#endif
+    }
 
     int bytes = bd > 8 ? 2 : 1, ssx = sub == 420 || sub == 422, ssy = sub == 420;
     int pw[3] = { w, (w + ssx) >> ssx, (w + ssx) >> ssx };
@@ -1248,5 +1466,17 @@ report:
         if (records == 0 || prewalked == 0)
             return 1;
     }
+#ifdef EQ_RATES_CUDA
+    if (dev_cuda) {
+        printf("device: %ld launches, %ld sums, %ld differ from the loop; plans differ in %zu "
+               "of %zu chunks; split records made %zu (model %zu), walked whole %zu (model "
+               "%zu), handed to the block part way %zu (model %zu)\n",
+               dev_launches, dev_sums, dev_differ, dev_plan_diff, dev_plan_chunks, dev_tot[1][0],
+               dev_tot[0][0], dev_tot[1][1], dev_tot[0][1], dev_tot[1][2], dev_tot[0][2]);
+        eq_cuda_close(&dev_cuda);
+        if (dev_differ || dev_plan_diff || dev_model_diff || dev_tot[1][0] == 0)
+            return 1;
+    }
+#endif
     return mismatches ? 1 : 0;
 }
