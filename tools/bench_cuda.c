@@ -16,8 +16,11 @@
  * (which returns with the scores). --threads 1,2,4,8 runs, for each count N
  * in the list, N scorers on N threads (each with its own stream, all
  * scoring the same frame pairs), device and page-locked host input, and
- * reports the aggregate milliseconds per frame (wall time over all frames
- * of all threads) and the median per call of thread 0.
+ * reports the aggregate milliseconds per frame: the wall time from the
+ * moment every scorer has finished its 5 warm-up calls (which open its
+ * buffers and tables) to the last one's end, over all frames of all
+ * threads; then the same with the warm-up and the scorers' setup counted
+ * (the figure before session 25); and the median per call of thread 0.
  */
 #include <cuda_runtime_api.h>
 #include <pthread.h>
@@ -163,17 +166,24 @@ static void timer_close(Timer *tm)
 
 /* Median ms/frame of one configuration; *ev_ms gets the CUDA-event median
  * for device input. */
+/* With `ready` (--threads), the calling thread waits there once after its
+ * warm-up, also when a call failed, so that no thread waits for it in vain. */
 static double run_config(EqScorer *sc, Pairs *p, int input, int warmup, int frames,
-                         double *ev_ms)
+                         double *ev_ms, pthread_barrier_t *ready)
 {
     double *t = malloc(sizeof(double) * (size_t)frames);
     double *te = malloc(sizeof(double) * (size_t)frames);
     Timer tm;
     double m = -1;
+    int waited = 0;
 
     timer_open(&tm);
     for (int i = -warmup; i < frames; i++) {
         double wall, ev;
+        if (i == 0 && ready) {
+            pthread_barrier_wait(ready);
+            waited = 1;
+        }
         if (score_once(sc, p, (i + warmup) % NPAIRS, input, &tm, &wall, &ev) < 0)
             goto done;
         if (i >= 0) {
@@ -184,6 +194,8 @@ static double run_config(EqScorer *sc, Pairs *p, int input, int warmup, int fram
     m = median(t, frames);
     *ev_ms = input == IN_DEVICE ? median(te, frames) : 0;
 done:
+    if (ready && !waited)
+        pthread_barrier_wait(ready);
     timer_close(&tm);
     free(t);
     free(te);
@@ -254,13 +266,14 @@ typedef struct ThreadArg {
     int frames;
     int input;
     double ms;
+    pthread_barrier_t *ready;
 } ThreadArg;
 
 static void *thread_main(void *v)
 {
     ThreadArg *a = v;
     double ev;
-    a->ms = run_config(a->sc, a->p, a->input, 5, a->frames, &ev);
+    a->ms = run_config(a->sc, a->p, a->input, 5, a->frames, &ev, a->ready);
     return NULL;
 }
 
@@ -333,7 +346,7 @@ int main(int argc, char **argv)
             }
             if (profile) {
                 double ev = 0;
-                double ms = run_config(sc, p, IN_DEVICE, warmup, frames, &ev);
+                double ms = run_config(sc, p, IN_DEVICE, warmup, frames, &ev, NULL);
                 printf("%-10s %-12s profile: %.4f ms\n", sv, eq_metric_name(m), ms);
                 eq_scorer_close(&sc);
                 continue;
@@ -351,9 +364,9 @@ int main(int argc, char **argv)
             for (int in = IN_DEVICE; !interleave && in <= IN_PAGEABLE; in++) {
                 double ev_exact = 0, ev_tree = 0;
                 eq_cuda_set_sum_mode(sc->cuda, EQ_CUDA_SUM_EXACT);
-                double ex = run_config(sc, p, in, warmup, frames, &ev_exact);
+                double ex = run_config(sc, p, in, warmup, frames, &ev_exact, NULL);
                 eq_cuda_set_sum_mode(sc->cuda, EQ_CUDA_SUM_TREE);
-                double tr = run_config(sc, p, in, warmup, frames, &ev_tree);
+                double tr = run_config(sc, p, in, warmup, frames, &ev_tree, NULL);
                 printf("%-10s %-12s %-14s %10.4f %10.4f %10.4f %8.3f\n", sv, eq_metric_name(m),
                        in_names[in], ex, tr, ev_exact, tr > 0 ? ex / tr : 0);
                 fflush(stdout);
@@ -365,6 +378,7 @@ int main(int argc, char **argv)
                 EqScorer *scs[16];
                 ThreadArg args[16];
                 pthread_t th[16];
+                pthread_barrier_t ready;
                 int n = atoi(tv);
                 const char *comma = strchr(tv, ',');
                 tv = comma ? comma + 1 : NULL;
@@ -379,19 +393,25 @@ int main(int argc, char **argv)
                             break;
                         }
                         opened++;
-                        args[t] = (ThreadArg){scs[t], p, frames, in, 0};
+                        args[t] = (ThreadArg){scs[t], p, frames, in, 0, &ready};
                     }
                     if (ok) {
+                        pthread_barrier_init(&ready, NULL, (unsigned)n + 1);
                         double t0 = now_ms();
                         for (int t = 0; t < n; t++)
                             pthread_create(&th[t], NULL, thread_main, &args[t]);
+                        pthread_barrier_wait(&ready);
+                        double t1 = now_ms();
                         for (int t = 0; t < n; t++)
                             pthread_join(th[t], NULL);
-                        double total = now_ms() - t0;
-                        printf("%-10s %-12s %-14s %2d scorers: %.4f ms/frame aggregate "
-                               "(median per call %.4f)\n",
+                        double t2 = now_ms();
+                        pthread_barrier_destroy(&ready);
+                        printf("%-10s %-12s %-14s %2d scorers: %.4f ms/frame aggregate after "
+                               "the warm-up (%.4f with it and the setup; median per call "
+                               "%.4f)\n",
                                sv, eq_metric_name(m), in_names[in], n,
-                               total / ((double)n * (frames + 5)), args[0].ms);
+                               (t2 - t1) / ((double)n * frames),
+                               (t2 - t0) / ((double)n * (frames + 5)), args[0].ms);
                         fflush(stdout);
                     } else {
                         fprintf(stderr, "could not open %d scorers\n", n);
