@@ -719,8 +719,8 @@ static void dev_add(const double *x, size_t n, int kind, int copy, int m, int k,
         exit(2);
     }
     DevSum *d = &dev_sum[dev_n++];
-    memset(d, 0, sizeof(*d));
-    d->x = x;
+    *d = (DevSum){ .x = x, .n = n, .kind = kind, .m = m, .k = k, .scale = scale, .ch = ch,
+                   .loop = last.loop, .nch = last.nch };
     if (copy && n) {
         d->own = malloc(n * sizeof(double));
         if (!d->own)
@@ -728,14 +728,6 @@ static void dev_add(const double *x, size_t n, int kind, int copy, int m, int k,
         memcpy(d->own, x, n * sizeof(double));
         d->x = d->own;
     }
-    d->n = n;
-    d->kind = kind;
-    d->m = m;
-    d->k = k;
-    d->scale = scale;
-    d->ch = ch;
-    d->loop = last.loop;
-    d->nch = last.nch;
     d->plan = malloc((last.nch ? last.nch : 1) * sizeof(int));
     if (!d->plan)
         exit(2);
