@@ -6,14 +6,18 @@
 #
 #   tools/cuda_gpu_check.sh [steps]   steps: any of
 #       build kernels kernels-full errors parity parity-full fixtures memcheck racecheck
-#       bench bench-full bench4k threads upload mutation profile, racecheck-ordsum
+#       bench bench-full bench4k threads upload mutation rates-device profile, racecheck-ordsum
 #       racecheck-ssim-front racecheck-s2 (one stage of racecheck each), and kernels-plan
 #       parity-plan memcheck-plan bench-plan (the same with
 #       EXACTQUALITY_CUDA_WALK=plan; the default walk is seq), kernels-scan
 # upload: the copies of the banded upload (tools/bench_upload)
 # bench4k: 3840x2160 only, 50 frames; threads: SSIMULACRA2 at 1080p and 4K
-#   with 1, 2, 4, 8 concurrent scorers; mutation: checkkernels built with the
-#   chunk-run fast path ignoring exact halves (must fail); profile-s2: ncu
+#   with 1, 2, 4, 8 concurrent scorers; mutation: the 41 mutants below, each
+#   checkkernels built with one mutated line (in 7 copies of the tree at
+#   once, each run as soon as it is built; about 4 minutes on the H200), each
+#   of which must fail its stage; rates-device: exactquality-ordsum-rates
+#   --device on the fixtures in $FIX (the engine held to the loop and to the
+#   tool's model of it); profile-s2: ncu
 #   sections of four kernels of one 4K SSIMULACRA2 frame
 # fixtures: decoded fixture pairs in $FIX (default ../fix; see docs/cuda.md)
 #   (default: build kernels errors parity memcheck racecheck bench)
@@ -140,25 +144,17 @@ for s in $steps; do
       #    places its planes 4 bytes off a 16-byte boundary in one of its runs)
       #  lut8ss: 8-bit 4:2:0 frames through s2_xyb_down's 4:2:2 kernel (the
       #    to_linear stage)
-      mut_in() { # name "files" target timeout sed args...: the files mutated by sed, target run with args
-        local n=$1 files=$2 tg=$3 t=$4 sx=$5 M=/tmp/eq-mut-$1 f same=1; shift 5
-        rm -rf $M /tmp/eq-mut-b-$n; mkdir -p $M
-        tar --exclude=./build-cuda --exclude=./.git -cf - . | tar -xf - -C $M
-        for f in $files; do
-          sed -i "$sx" $M/$f
-          cmp -s $f $M/$f || same=0
-        done
-        [ $same = 1 ] && { echo "mutation $n did not apply"; return 1; }
-        (cd $M && meson setup /tmp/eq-mut-b-$n -Dgst=disabled -Dcuda=enabled --buildtype=release > /dev/null && ninja -C /tmp/eq-mut-b-$n $tg > /dev/null) || return 1
-        run mutation-$n $t /tmp/eq-mut-b-$n/$tg "$@"
-        echo "mutation $n rc (must be 1): $?"
-      }
+      # The mutants are listed first (one line each in $ML: group, name, files,
+      # harness stage, sed), then built in 7 copies of the tree, each mutant in
+      # turn in its group's copy (only the mutated file recompiles), and each
+      # run as soon as it is built, one run on the GPU at a time: the engine's
+      # in 4 groups, the header's in 2, ssimulacra2.cu's in 1.
+      ML=$(mktemp); ne=0; nh=0
       mut() { # name sed: the engine (ordsum.cu, ordsum.cuh), the ordsum stage
-        mut_in $1 "lib/cuda/ordsum.cu lib/cuda/ordsum.cuh" tests/checkkernels/checkkernels 120 "$2" --seed "$SEED" --only ordsum
+        printf 'E%d\t%s\t%s\t%s\t%s\n' $((ne % 4 + 1)) "$1" "lib/cuda/ordsum.cu lib/cuda/ordsum.cuh" ordsum "$2" >> $ML; ne=$((ne + 1))
       }
-      mut_s2() { # name target sed args...: lib/cuda/ssimulacra2.cu, target run with args
-        local n=$1 tg=$2 sx=$3; shift 3
-        mut_in $n lib/cuda/ssimulacra2.cu $tg 300 "$sx" "$@"
+      mut_s2() { # name target sed args...: lib/cuda/ssimulacra2.cu, the ssimulacra2 stage
+        printf 'S\t%s\t%s\t%s\t%s\n' "$1" lib/cuda/ssimulacra2.cu ssimulacra2 "$3" >> $ML
       }
       mut fast 's/l->slow |= a == EQ_ORD_FAST_SLOW;/l->slow |= 0;/; s/lf.slow = (fl \& EQ_ORD_SF_TIE) != 0;/lf.slow = 0;/'
       mut carry 's/rec->p\[pb - 1\].run = eq_ord_compose(exs.run, before_head);/rec->p[pb - 1].run = before_head;/'
@@ -197,7 +193,9 @@ for s in $steps; do
       # pair form's own BIG flag (eq_ord_run_scaled) has no mutant: the
       # device discards its flags, for it runs only on lanes that
       # eq_ord_run_scaled1 found below 2^47 units.
-      mx() { mut_in $1 lib/exact/ordsum.h tests/checkkernels/checkkernels 120 "$2" --seed "$SEED" --only ordsum; }
+      mx() { # name sed: lib/exact/ordsum.h, the ordsum stage
+        printf 'H%d\t%s\t%s\t%s\t%s\n' $((nh % 2 + 1)) "$1" lib/exact/ordsum.h ordsum "$2" >> $ML; nh=$((nh + 1))
+      }
       mx scaledpart 's/    const double sum = (part\[0\] + part\[1\]) + (part\[2\] + part\[3\]);/    const double sum = (part[0] + part[1]) + part[2];/'
       mx scaledneg 's/        neg = neg | (xi < 0.0);/        neg = neg;/'
       mx scaledtie 's/        tie = tie | (half != 0);/        tie = tie;/'
@@ -215,7 +213,49 @@ for s in $steps; do
       mut_s2 blurscalar $K 's/                if (k < w) {/                if (k < w - 1) {/' --seed "$SEED" --only ssimulacra2
       mut_s2 blurstart $K 's/    S2_BLUR_H_LOAD(-S2_TILE);/    S2_BLUR_H_LOAD(0);/' --seed "$SEED" --only ssimulacra2
       mut_s2 lut8ss $K 's/s2_xyb_down_kernel<true, 1, 1><<</s2_xyb_down_kernel<true, 1, 0><<</' --seed "$SEED" --only ssimulacra2
-      mut_s2 bluralign $K 's/    if (w % 4 == 0 \&\& ((uintptr_t)tmp \& 15) == 0)/    if (w % 4 == 0)/' --seed "$SEED" --only ssimulacra2 ;;
+      mut_s2 bluralign $K 's/    if (w % 4 == 0 \&\& ((uintptr_t)tmp \& 15) == 0)/    if (w % 4 == 0)/' --seed "$SEED" --only ssimulacra2
+      K=tests/checkkernels/checkkernels SRC=$(mktemp) M0=/tmp/eq-mut
+      tar --exclude='./build*' --exclude=./.git --exclude=./.dev -cf $SRC .
+      mut_run() { # name stage: one run at a time on the GPU
+        ( flock 9; timeout 120 /tmp/eq-mut-bin-$1 --seed "$SEED" --only $2 > "$OUT/mutation-$1.log" 2>&1
+          echo "rc=$?" >> "$OUT/mutation-$1.log" ) 9> $M0.lock
+      }
+      mut_group() { # group: its mutants in turn, in its own copy of the tree
+        local g=$1 T=$M0-$1 Bg=$M0-b-$1 gg n fs st sx f same
+        rm -rf $T $Bg; mkdir -p $T && tar -xf $SRC -C $T
+        (cd $T && meson setup $Bg -Dgst=disabled -Dcuda=enabled --buildtype=release > $Bg.log 2>&1 &&
+         ninja -j 3 -C $Bg $K >> $Bg.log 2>&1) || { echo "mutation group $g: the tree did not build"; return; }
+        while IFS=$'\t' read -r -u 3 gg n fs st sx; do
+          [ "$gg" = "$g" ] || continue
+          same=1
+          for f in $fs; do cp $f $T/$f; sed -i "$sx" $T/$f; cmp -s $f $T/$f || same=0; done
+          if [ $same = 1 ]; then echo "did not apply" > "$OUT/mutation-$n.log"
+          elif ninja -j 3 -C $Bg $K >> $Bg.log 2>&1; then cp $Bg/$K /tmp/eq-mut-bin-$n; mut_run $n $st < /dev/null &
+          else echo "did not build" > "$OUT/mutation-$n.log"; fi
+          for f in $fs; do cp $f $T/$f; done
+        done 3< $ML
+        wait
+      }
+      for g in E1 E2 E3 E4 H1 H2 S; do mut_group $g & done
+      wait
+      red=0 tot=0
+      while IFS=$'\t' read -r g n fs st sx; do
+        tot=$((tot + 1))
+        rc=$(grep -oE '^rc=[0-9]+' "$OUT/mutation-$n.log" 2>/dev/null | tail -1 | cut -d= -f2)
+        fl=$(grep -oE '[0-9]+ failed' "$OUT/mutation-$n.log" 2>/dev/null | tail -1 | cut -d' ' -f1)
+        [ "$rc" = 1 ] && red=$((red + 1))
+        echo "mutation $n rc (must be 1): ${rc:-$(head -1 "$OUT/mutation-$n.log" 2>/dev/null)} (${fl:-?} failed)"
+      done < $ML
+      echo "mutations: $red of $tot red"
+      rm -f $ML $SRC ;;
+    rates-device)
+      F=${FIX:-$PWD/../fix} RT=$B/tools/exactquality-ordsum-rates
+      run rates-lady 200 $RT $F/lady_ref.yuv $F/lady_crf38.yuv 576 324 420 8 --device --label lady
+      run rates-wood 200 $RT $F/wood_ref.yuv $F/wood_crf35.yuv 576 324 420 10 --device --label wood
+      run rates-garden 200 $RT $F/garden_ref.yuv $F/garden_blurnoise.yuv 640 360 444 8 --device --label garden
+      run rates-raindrops 200 $RT $F/raindrops_ref.yuv $F/raindrops_crf30.yuv 1920 1080 420 8 --device --label raindrops
+      run rates-4k 200 $RT bench bench 3840 2160 420 8 --device --frames 1
+      grep -h '^device:' "$OUT"/rates-*.log ;;
     bench) run bench 240 "$B/tools/bench_cuda" --frames 100 --warmup 10; cat "$OUT/bench.log" ;;
     upload) run upload 60 "$B/tools/bench_upload"; cat "$OUT/upload.log" ;;
     profile) run profile 300 ncu --clock-control none --metrics gpu__time_duration.sum --csv \
