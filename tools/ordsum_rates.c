@@ -77,6 +77,11 @@ static const char *const metric_name[M_COUNT] = { "float_ssim", "float_ms_ssim",
 static const char *const ssim_kind[4] = { "l", "c", "s", "l*c*s" };
 static const char *const s2_kind[6] = { "d", "d^4", "artifact", "artifact^4", "detail",
                                         "detail^4" };
+/* The name of sum kind k of metric m. */
+static const char *kind_name(int m, int k)
+{
+    return m == M_S2 ? s2_kind[k] : ssim_kind[k];
+}
 #define MAX_KINDS 6
 #define MAX_SCALES 8
 
@@ -539,9 +544,8 @@ static void scratch_reserve(size_t nch)
 static void mismatch(const char *what, int m, int kind, int scale, int ch, double loop,
                      double got)
 {
-    const char *kn = m == M_S2 ? s2_kind[kind] : ssim_kind[kind];
     printf("MISMATCH frame %d %s %s scale %d channel %d: %s %a, loop %a\n", cur_frame,
-           metric_name[m], kn, scale, ch, what, got, loop);
+           metric_name[m], kind_name(m, kind), scale, ch, what, got, loop);
     mismatches++;
 }
 
@@ -737,11 +741,6 @@ static void dev_add(const double *x, size_t n, int kind, int copy, int m, int k,
     dev_failed += last.failed;
 }
 
-static const char *kind_name(int m, int k)
-{
-    return m == M_S2 ? s2_kind[k] : ssim_kind[k];
-}
-
 /* The pending sums in one launch of the engine, compared. */
 static void dev_flush(int fused)
 {
@@ -774,15 +773,14 @@ static void dev_flush(int fused)
     for (int i = 0; i < dev_n; i++) {
         const DevSum *d = &dev_sum[i];
         if (!same_bits(sums[i], d->loop)) {
-            printf("MISMATCH frame %d %s %s scale %d ch %d: device %a, loop %a\n", cur_frame,
-                   metric_name[d->m], kind_name(d->m, d->k), d->scale, d->ch, sums[i], d->loop);
+            mismatch("device engine", d->m, d->k, d->scale, d->ch, d->loop, sums[i]);
             dev_differ++;
         }
         size_t diff = 0;
         for (size_t c = 0; c < d->nch; c++)
             diff += part.plan[off + c] != d->plan[c];
         if (diff)
-            printf("DEVICE MODEL frame %d %s %s scale %d ch %d: the plan differs in %zu of "
+            printf("DEVICE MODEL frame %d %s %s scale %d channel %d: the plan differs in %zu of "
                    "%zu chunks\n",
                    cur_frame, metric_name[d->m], kind_name(d->m, d->k), d->scale, d->ch, diff,
                    d->nch);
@@ -1189,8 +1187,7 @@ static void print_rows(const char *label, int by_scale, RowFn row)
         int nk = m == M_S2 ? 6 : m == M_SSIM ? 4 : 3;
         for (int k = 0; k < nk; k++) {
             char name[64], sc[16];
-            snprintf(name, sizeof(name), "%s %s", metric_name[m],
-                     m == M_S2 ? s2_kind[k] : ssim_kind[k]);
+            snprintf(name, sizeof(name), "%s %s", metric_name[m], kind_name(m, k));
             if (tally[m][k][0].sums == 0)
                 continue;
             if (!by_scale || m == M_SSIM) {
