@@ -1451,9 +1451,16 @@ struct WalkShared {
  * piece's terms. */
 static_assert(EQ_CUDA_SPLIT_MAX == 32, "one piece per lane, a piece for every lane");
 
+/* The piece `lie` poisons in a record of np pieces (-1: none), for
+ * piece_run and the header's walks (their `poison`). */
+static __device__ __forceinline__ int lie_piece(int np, int lie)
+{
+    return lie ? np / 2 : -1;
+}
+
 static __device__ __forceinline__ EqOrdRun piece_run(const EqOrdRun &r, int p, int np, int lie)
 {
-    return lie && p == np / 2 ? eq_ord_poison() : r;
+    return lie && p == lie_piece(np, lie) ? eq_ord_poison() : r;
 }
 
 /* What the first pass's chain needs of piece p (lane p's): the run's
@@ -1507,7 +1514,7 @@ static __device__ int split_walk(const EqCudaSplit *rec, double *x, int lane, in
     }
     /* a check failed (rare): the record by its definition, every lane
      * alike, from *x */
-    return eq_ord_walk_record(x, rec->p, np, lie ? np / 2 : -1);
+    return eq_ord_walk_record(x, rec->p, np, lie_piece(np, lie));
 }
 
 /* split_walk for a record of at most EQ_ORD_SHORT_PIECES pieces, every
@@ -1517,7 +1524,7 @@ static __device__ int split_walk(const EqCudaSplit *rec, double *x, int lane, in
 static __device__ __forceinline__ int split_walk_lean(const EqCudaSplit *rec, double *x, int lie)
 {
     const int np = rec->np;
-    return eq_ord_walk_short(x, rec->p, np, lie ? np / 2 : -1);
+    return eq_ord_walk_short(x, rec->p, np, lie_piece(np, lie));
 }
 
 /* Warp 0's walk over staged chunks k .. nb - 1 (every lane alike): each
