@@ -12,7 +12,7 @@
 #       EXACTQUALITY_CUDA_WALK=plan; the default walk is seq), kernels-scan
 # upload: the copies of the banded upload (tools/bench_upload)
 # bench4k: 3840x2160 only, 50 frames; threads: SSIMULACRA2 at 1080p and 4K
-#   with 1, 2, 4, 8 concurrent scorers; mutation: the 41 mutants below, each
+#   with 1, 2, 4, 8 concurrent scorers; mutation: the 42 mutants below, each
 #   checkkernels built with one mutated line (in 7 copies of the tree at
 #   once, each run as soon as it is built; about 4 minutes on the H200), each
 #   of which must fail its stage; rates-device: exactquality-ordsum-rates
@@ -132,6 +132,9 @@ for s in $steps; do
       #  leanwords: the lean copy leaves out the last piece a lean record may have
       #  leanlong: a kept record of more pieces is not copied again whole (the
       #    walk reads it from the lean copy)
+      #  fedwait: the small walk fed by the fused kernel's chunk flags
+      #    (EXACTQUALITY_CUDA_FEDWALK, the default since session 26) reads its
+      #    chunks' runs, plans and records without waiting for their flags
       # and the row blur's (s2_blur_h_kernel; lib/cuda/ssimulacra2.cu), red in the
       # ssimulacra2 stage of the harness:
       #  blurfirst: the first tile of outputs (columns 0 .. 31) is not stored
@@ -184,6 +187,7 @@ for s in $steps; do
       mut fastfirst 's/tf_run + acc, sh->first\[t\]\[par\]);/tf_run + acc, sh->first[t][0]);/'
       mut leanwords 's/EQC_LEAN_PIECES \* sizeof(EqCudaSplitPiece)/(EQC_LEAN_PIECES - 1) * sizeof(EqCudaSplitPiece)/'
       mut leanlong 's/        if (__syncthreads_or(long_rec)) {/        if (__syncthreads_or(0)) {/'
+      mut fedwait 's/    while (ld_acquire_u32(f) != epoch)/    while (0)/'
       # the tie-free run's arithmetic (lib/exact/ordsum.h, eq_ord_run_scaled1),
       # red in the ordsum stage: one of its four interleaved totals left out,
       # no lane flagged for a negative term, no exact half flagged, no lane

@@ -218,6 +218,9 @@ struct EqCuda {
     int lean_walk;        /* the small walk's lean records (EQ_CUDA_LEANWALK_ENV) */
     int early_walk;       /* the fused kernel lets the small walk launch early
                              (EQ_CUDA_EARLYWALK_ENV) */
+    int fed_walk;         /* the small walk waits for its chunks' flags, not for the
+                             fused kernel's end: 2 in two steps, 1 at each chunk's
+                             end, 0 no (EQ_CUDA_FEDWALK_ENV) */
     int split_block;      /* split records formed again: 1 a block each, 0 a warp each,
                              -1 by the launch's size (EQ_CUDA_SPLIT_ENV) */
     int fused;            /* small launches: 1 ord_small_chunks_kernel, 0 the kernels of

@@ -126,6 +126,15 @@ static inline int eq_cuda_small_walk(long long most_chunks)
  * griddepcontrol.wait still waits for its completion and writes): "off"
  * launches the walk when it ends. The same bits either way. */
 #define EQ_CUDA_EARLYWALK_ENV "EXACTQUALITY_CUDA_EARLYWALK"
+/* The small walk after the fused kernel waits for each of its sum's
+ * chunks to be published (flags set by the chunk's block) instead of for
+ * the fused kernel's end, so that it starts as soon as its own sum's
+ * chunks are done: by default in two steps (every chunk's run and plan,
+ * from which it forms its segments while the split records are made;
+ * then the chunks with a split record), "end" waiting for each chunk's
+ * end at once, "off" for the kernel's end (griddepcontrol.wait). The same
+ * bits each way. */
+#define EQ_CUDA_FEDWALK_ENV "EXACTQUALITY_CUDA_FEDWALK"
 /* The small walk (launches whose sums have at most 256 chunks) copies the
  * first words of its split records to shared memory while it forms its
  * segments, and walks a record of at most 4 pieces (SSIM's crossing

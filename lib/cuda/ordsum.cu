@@ -135,7 +135,10 @@ static_assert(EQ_CUDA_FUSED_SUM_CHUNKS == EQC_ORD_LANES, "a thread per chunk of 
 /* the fused kernel's ready flags: one per chunk of a launch at most
  * (EQC_MAX_SUMS sums of EQC_ORD_LANES chunks: a fused launch's largest,
  * forced fused included), at the start of the engine's buffer */
-#define EQC_READY_BYTES ((size_t)EQC_MAX_SUMS * EQC_ORD_LANES * sizeof(unsigned))
+#define EQC_READY_FLAGS ((size_t)EQC_MAX_SUMS * EQC_ORD_LANES)
+/* and after them as many of each of the chunks' flags for the small walk
+ * (EQ_CUDA_FEDWALK_ENV): run and plan written, all written */
+#define EQC_READY_BYTES (3 * EQC_READY_FLAGS * sizeof(unsigned))
 
 /* A chunk of x (count >= 1 values) into shared rows by NT threads (a warp,
  * or the block's first NT threads), each value as the term of `kind`
@@ -1108,6 +1111,14 @@ static __device__ __forceinline__ void st_release_u32(unsigned *p, unsigned v)
     asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
 
+/* The small walk's wait for a chunk flag of the fused kernel
+ * (EQ_CUDA_FEDWALK_ENV) */
+static __device__ __forceinline__ void wait_flag(const unsigned *f, unsigned epoch)
+{
+    while (ld_acquire_u32(f) != epoch)
+        __nanosleep(32);
+}
+
 /* tests (EQ_CUDA_STAGE_SUM_FUSED_LATE): n words of p set to v */
 __global__ void fill_u32_kernel(unsigned *p, size_t n, unsigned v)
 {
@@ -1121,7 +1132,7 @@ ord_small_chunks_kernel(const EqcSumTable *t, int *counters, double *chunk_sum,
                         unsigned char *zero, int *plan, double *approx, EqOrdRun *runs,
                         int *split_idx, EqCudaSplit *pool, int pool_cap, unsigned *ready,
                         unsigned epoch, int no_fast, int late, double *first_sum, int prewalk,
-                        int early_walk, int wait_warp)
+                        int early_walk, int wait_warp, unsigned *run_ready, unsigned *done)
 {
     static_assert(SPLIT_NT == EQC_ORD_LANES, "a thread per chunk of a sum");
     __shared__ double stage[32 * RUNS_ROW];
@@ -1213,6 +1224,17 @@ ord_small_chunks_kernel(const EqcSumTable *t, int *counters, double *chunk_sum,
     }
     __syncthreads();
     const int e = own_plan;
+    /* a chunk planned term by term: its run (poisoned) and plan are
+     * known now, its split record comes later; the small walk forms its
+     * segments meanwhile (EQ_CUDA_FEDWALK_ENV) */
+    if (run_ready && e == EQ_ORD_NONE) {
+        if (tid == 0)
+            runs[g] = eq_ord_poison();
+        __threadfence();
+        __syncthreads();
+        if (tid == 0)
+            st_release_u32(&run_ready[g], epoch);
+    }
 
     /* the chunk's run, or its split record (as ord_runs_again_kernel) */
     if (count <= 0) {
@@ -1236,6 +1258,19 @@ ord_small_chunks_kernel(const EqcSumTable *t, int *counters, double *chunk_sum,
     } else if (warp == 0) {
         chunk_result(stage + lane * RUNS_ROW, min(max(count - lane * 32, 0), 32), e, g, no_fast,
                      approx, zero, runs, split_idx, pool, pool_cap, counters, lane);
+    }
+    /* the chunk is done (EQ_CUDA_FEDWALK_ENV): what its threads wrote for
+     * the walk (plan, run, split slot and record, a first chunk's sum)
+     * made visible before its flag, which the small walk's thread c waits
+     * for with an acquire load */
+    if (done) {
+        __threadfence();
+        __syncthreads();
+        if (tid == 0) {
+            if (run_ready)
+                st_release_u32(&run_ready[g], epoch);
+            st_release_u32(&done[g], epoch);
+        }
     }
 }
 
@@ -1860,16 +1895,30 @@ __global__ void __launch_bounds__(EQC_ORD_LANES, 1)
 ord_walk_small_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs, EqOrdRun *seg,
                       int *seg_len, const unsigned char *zero, unsigned char *gzero,
                       const int *split_idx, const EqCudaSplit *pool, int *counters, double *out,
-                      int none_plan, int walk, int lie, const double *first_sum, int lean)
+                      int none_plan, int walk, int lie, const double *first_sum, int lean,
+                      const unsigned *run_ready, const unsigned *done, unsigned epoch)
 {
     __shared__ SmallWalkShared sh;
     const int s = blockIdx.x, c = threadIdx.x, lane = c & 31, w = c >> 5;
     const int g = c / EQC_ORD_SEG, j = c % EQC_ORD_SEG;
-    pdl_wait();
+    if (!done)
+        pdl_wait();
     const EqcSumDesc d = t->d[s];
     const long long off = t->chunk_off[s];
     const int nch = (int)(t->chunk_off[s + 1] - off);
     const bool in = c < nch;
+    if (done) {
+        /* fed by the fused kernel (EQ_CUDA_FEDWALK_ENV): thread c waits
+         * for chunk c's flag (with run_ready, the flag of its run and
+         * plan; the rest below), and the barrier hands what each chunk's
+         * block wrote to the whole block. Only this sum's chunks: the
+         * walk starts when its own slowest chunk is done, not when the
+         * launch's last block ends. The table was copied before the fused
+         * kernel, which ran before this launch could start. */
+        if (in)
+            wait_flag(run_ready ? &run_ready[off + c] : &done[off + c], epoch);
+        __syncthreads();
+    }
 
     /* chunk c's records; a chunk past the end heads an empty segment of
      * its own (read by no chunk of the sum) */
@@ -1883,8 +1932,36 @@ ord_walk_small_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *run
         x.head = eq_ord_segment_head(plan + off, (int64_t)c, EQC_ORD_SEG);
         p = plan[off + c];
         z = zero[off + c];
-        sp = none_plan ? -1 : split_idx[off + c];
     }
+    /* the segments of each group of EQC_ORD_SEG chunks, as
+     * ord_segments_kernel forms them */
+    const auto segments = [&]() {
+        int len, h;
+        bool last, all_zero;
+        x = segment_group(x, in && !z, &sh.groups[g], &len, &h, &last, &all_zero);
+        if (in) {
+            seg_len[off + c] = len;
+            if (last) {
+                seg[off + c - j + h] = x.run;
+                sh.seg[c - j + h] = x.run;
+            }
+            if (j == 0)
+                gzero[t->group_off[s] + g] = (unsigned char)all_zero;
+            sh.plan[c] = none_plan ? EQ_ORD_NONE : p;
+            sh.zero[c] = none_plan ? 0 : z;
+            sh.seg_len[c] = (short)(none_plan ? 0 : len);
+        }
+    };
+    if (run_ready) {
+        /* fed in two steps: the segments while the split records are
+         * formed, then a chunk planned term by term waits for its record
+         * (the other chunks' flags came with their runs) */
+        segments();
+        if (in && p == EQ_ORD_NONE)
+            wait_flag(&done[off + c], epoch);
+    }
+    if (in)
+        sp = none_plan ? -1 : split_idx[off + c];
     /* the first EQC_WALK_SPLITS split records in chunk order go to recs:
      * with `lean` (EQ_CUDA_LEANWALK_ENV) their first EQC_LEAN_WORDS words,
      * loaded here and stored after the segments, which hide the loads */
@@ -1913,22 +1990,9 @@ ord_walk_small_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *run
         __syncthreads();
         lean_recs.load(sh.rec_src, nrec, pool);
     }
-    /* the segments of each group of EQC_ORD_SEG chunks, as
-     * ord_segments_kernel forms them */
-    int len, h;
-    bool last, all_zero;
-    x = segment_group(x, in && !z, &sh.groups[g], &len, &h, &last, &all_zero);
+    if (!run_ready)
+        segments();
     if (in) {
-        seg_len[off + c] = len;
-        if (last) {
-            seg[off + c - j + h] = x.run;
-            sh.seg[c - j + h] = x.run;
-        }
-        if (j == 0)
-            gzero[t->group_off[s] + g] = (unsigned char)all_zero;
-        sh.plan[c] = none_plan ? EQ_ORD_NONE : p;
-        sh.zero[c] = none_plan ? 0 : z;
-        sh.seg_len[c] = (short)(none_plan ? 0 : len);
         sh.split[c] = sp;
         sh.slot[c] = (signed char)(kept ? rank : -1);
     }
@@ -1991,6 +2055,11 @@ ord_walk_small_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *run
     }
     if (c == 0)
         out[d.out] = sum;
+    /* fed: this launch ends only after the fused kernel has (the stream's
+     * order for what follows; its blocks are done with everything the
+     * walk read, so this costs nothing) */
+    if (done)
+        pdl_wait();
 }
 
 /* ------------------------------------------------------------ launcher */
@@ -2158,6 +2227,10 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
         const long long rwarps = per_sum ? total : gtotal;
         const unsigned rblocks = (unsigned)((rwarps + RUNS_WARPS - 1) / RUNS_WARPS);
         const int cap = cuda->walk_no_split ? 0 : pool_cap;
+        /* the small walk waits for the fused kernel's chunk flags: 2 in
+         * two steps, 1 for each chunk's end (EQ_CUDA_FEDWALK_ENV) */
+        const int fed =
+            fused && eq_cuda_small_walk(most_chunks) ? cuda->fed_walk : 0;
         if (fused) {
             /* chunk sums, plan, runs and split records in one kernel; its
              * counters are the table's, cleared by the copy above */
@@ -2180,7 +2253,9 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
             ord_small_chunks_kernel<<<(unsigned)total, SPLIT_NT, 0, stream>>>(
                 dt, counters, chunk_sum, zero, plan, approx, runs, split_idx, pool, cap, ready,
                 cuda->sum_epoch, cuda->runs_no_fast, cuda->fused_late, first_sum,
-                cuda->prewalk && !cuda->walk_no_split, cuda->early_walk, cuda->fused_wait_warp);
+                cuda->prewalk && !cuda->walk_no_split, cuda->early_walk, cuda->fused_wait_warp,
+                fed == 2 ? ready + EQC_READY_FLAGS : (unsigned *)NULL,
+                fed ? ready + 2 * EQC_READY_FLAGS : (unsigned *)NULL);
             EQC_CHECK_LAUNCH(cuda, "ord_small_chunks_kernel");
         } else if (reuse) {
             /* runs under the kept plan, with this frame's chunk sums; the
@@ -2227,7 +2302,12 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
                       launch_pdl(ord_walk_small_kernel, (unsigned)nsums, EQC_ORD_LANES, stream,
                                  dt, plan, runs, seg, seg_len, zero, gzero, split_idx, pool,
                                  counters, dout, cuda->walk_none_plan, cuda->walk_mode,
-                                 cuda->walk_lie, (const double *)first_sum, cuda->lean_walk));
+                                 cuda->walk_lie, (const double *)first_sum, cuda->lean_walk,
+                                 fed == 2 ? (const unsigned *)ready + EQC_READY_FLAGS
+                                          : (const unsigned *)NULL,
+                                 fed ? (const unsigned *)ready + 2 * EQC_READY_FLAGS
+                                     : (const unsigned *)NULL,
+                                 cuda->sum_epoch));
         } else {
             EQC_CHECK(cuda, EQC_SITE_LAUNCH,
                       launch_pdl(ord_segments_kernel, (unsigned)groups, EQC_ORD_SEG, stream, dt,

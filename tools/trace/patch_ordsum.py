@@ -62,7 +62,7 @@ rep('''    __syncthreads();
 rep('''        chunk_result(stage + lane * RUNS_ROW, min(max(count - lane * 32, 0), 32), e, g, no_fast,
                      approx, zero, runs, split_idx, pool, pool_cap, counters, lane);
     }
-}''', '''        chunk_result(stage + lane * RUNS_ROW, min(max(count - lane * 32, 0), 32), e, g, no_fast,
+''', '''        chunk_result(stage + lane * RUNS_ROW, min(max(count - lane * 32, 0), 32), e, g, no_fast,
                      approx, zero, runs, split_idx, pool, pool_cap, counters, lane);
     }
     __syncthreads();
@@ -71,18 +71,20 @@ rep('''        chunk_result(stage + lane * RUNS_ROW, min(max(count - lane * 32, 
         printf("TF %lld %d %d %d %llu %llu %lld %lld %lld %lld %lld %lld %lld\\n", g, c, e, count,
                gt0, tr_gt(), tk[1] - tk[0], tk[2] - tk[1], tk[3] - tk[2], tk[4] - tk[3],
                tk[5] - tk[4], tk[6] - tk[5], tk[7] - tk[6]);
-}''')
+''')
 # small walk
 rep('''    __shared__ SmallWalkShared sh;
     const int s = blockIdx.x, c = threadIdx.x, lane = c & 31, w = c >> 5;
     const int g = c / EQC_ORD_SEG, j = c % EQC_ORD_SEG;
-    pdl_wait();''', '''    __shared__ SmallWalkShared sh;
+    if (!done)
+        pdl_wait();''', '''    __shared__ SmallWalkShared sh;
     const int s = blockIdx.x, c = threadIdx.x, lane = c & 31, w = c >> 5;
     const int g = c / EQC_ORD_SEG, j = c % EQC_ORD_SEG;
     long long tk[8];
     int iters = 0;
     const unsigned long long gt0 = tr_gt();
-    pdl_wait();
+    if (!done)
+        pdl_wait();
     const unsigned long long gt1 = tr_gt();
     TRK(0);''')
 rep('''    if (lean) {
