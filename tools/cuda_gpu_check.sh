@@ -6,7 +6,7 @@
 #
 #   tools/cuda_gpu_check.sh [steps]   steps: any of
 #       build kernels kernels-full errors parity parity-full fixtures memcheck racecheck
-#       bench bench-full bench4k threads upload mutation rates-device profile, racecheck-ordsum
+#       bench bench-full bench4k threads upload mutation rates-device profile fedwalk, racecheck-ordsum
 #       racecheck-ssim-front racecheck-s2 (one stage of racecheck each), and kernels-plan
 #       parity-plan memcheck-plan bench-plan (the same with
 #       EXACTQUALITY_CUDA_WALK=plan; the default walk is seq), kernels-scan
@@ -284,5 +284,29 @@ PY
                grep -E '^  [a-z_0-9]+_kernel|Duration|DRAM Throughput|Compute \(SM\) Throughput|Achieved Occupancy|Registers Per Thread|Warp Cycles Per Issued|stall|Stall' "$OUT/profile-$k.log" | cut -c1-220 | head -12
              done ;;
     bench-full) run bench 400 "$B/tools/bench_cuda" --frames 200 --warmup 20 --threads 4; cat "$OUT/bench.log" ;;
+    fedwalk)
+      # the small walk's three forms (EXACTQUALITY_CUDA_FEDWALK: fed in two
+      # steps, the default; end: each chunk's end; off: the fused kernel's
+      # end): the ordsum stage in each, then SSIM at 4K in rounds, the
+      # forms in turn (record bench and --interleave), and at 1080p and
+      # 576x324; a summary line each
+      for f in two end off; do
+        EXACTQUALITY_CUDA_FEDWALK=$f run fed-kernels-$f 200 "$B/tests/checkkernels/checkkernels" --seed "$SEED" --only ordsum
+      done
+      for r in 1 2 3; do
+        for f in two end off; do
+          for mode in record interleave; do
+            extra=; [ $mode = interleave ] && extra=--interleave
+            EXACTQUALITY_CUDA_FEDWALK=$f timeout 120 "$B/tools/bench_cuda" --sizes 3840x2160 --metrics ssim \
+              --frames 200 --warmup 20 $extra > "$OUT/fed-$mode-$f-$r.log" 2>&1
+            printf 'fed %-3s %-10s round %d: %s\n' $f $mode $r "$(grep -E ' device ' "$OUT/fed-$mode-$f-$r.log" | head -1)"
+          done
+        done
+      done
+      for f in two off; do
+        EXACTQUALITY_CUDA_FEDWALK=$f timeout 120 "$B/tools/bench_cuda" --sizes 576x324,1920x1080 --metrics ssim \
+          --frames 200 --warmup 20 > "$OUT/fed-small-$f.log" 2>&1
+        grep -E ' device ' "$OUT/fed-small-$f.log" | sed "s/^/fed $f: /"
+      done ;;
   esac
 done
