@@ -215,7 +215,10 @@ extern "C" int eq_cuda_open(EqCuda **out, const EqSettings *settings, const EqLo
         const char *early = getenv(EQ_CUDA_EARLYWALK_ENV);
         cuda->early_walk = !(early && !strcmp(early, "off"));
         const char *fed = getenv(EQ_CUDA_FEDWALK_ENV);
-        cuda->fed_walk = !fed ? 2 : !strcmp(fed, "off") ? 0 : !strcmp(fed, "end") ? 1 : 2;
+        cuda->fed_walk = !fed                  ? 0
+                         : !strcmp(fed, "two") ? 2
+                         : !strcmp(fed, "end") ? 1
+                                               : 0;
         const char *fwait = getenv(EQ_CUDA_FUSEDWAIT_ENV);
         cuda->fused_wait_warp = !(fwait && !strcmp(fwait, "thread"));
         const char *lean = getenv(EQ_CUDA_LEANWALK_ENV);

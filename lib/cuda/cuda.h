@@ -126,14 +126,15 @@ static inline int eq_cuda_small_walk(long long most_chunks)
  * griddepcontrol.wait still waits for its completion and writes): "off"
  * launches the walk when it ends. The same bits either way. */
 #define EQ_CUDA_EARLYWALK_ENV "EXACTQUALITY_CUDA_EARLYWALK"
-/* The small walk after the fused kernel waits for each of its sum's
- * chunks to be published (flags set by the chunk's block) instead of for
- * the fused kernel's end, so that it starts as soon as its own sum's
- * chunks are done: by default in two steps (every chunk's run and plan,
- * from which it forms its segments while the split records are made;
- * then the chunks with a split record), "end" waiting for each chunk's
- * end at once, "off" for the kernel's end (griddepcontrol.wait). The same
- * bits each way. */
+/* "two": the small walk after the fused kernel waits for each of its
+ * sum's chunks to be published (flags set by the chunk's block) instead of
+ * for the fused kernel's end, so that it starts as soon as its own sum's
+ * chunks are done, in two steps (every chunk's run and plan, from which it
+ * forms its segments while the split records are made; then the chunks
+ * with a split record); "end" waits for each chunk's end at once. The
+ * default ("off") waits for the kernel's end (griddepcontrol.wait): the
+ * fed forms (session 26) have not yet run on a GPU. The same bits each
+ * way. */
 #define EQ_CUDA_FEDWALK_ENV "EXACTQUALITY_CUDA_FEDWALK"
 /* The small walk (launches whose sums have at most 256 chunks) copies the
  * first words of its split records to shared memory while it forms its
@@ -243,6 +244,12 @@ int eq_cuda_stage_s2_blur_terms(EqCuda *cuda, const double *x1, const double *x2
  * epoch before it, so that a ready flag among them would read as
  * published */
 #define EQ_CUDA_STAGE_SUM_FUSED_LATE 512
+/* with _FUSED: the small walk fed by the fused kernel's chunk flags, in two
+ * steps (EQ_CUDA_FEDWALK_ENV "two"), or at each chunk's end (_FED_END,
+ * "end"); with neither, the walk waits for the kernel's end ("off"),
+ * whatever the environment says */
+#define EQ_CUDA_STAGE_SUM_FED 1024
+#define EQ_CUDA_STAGE_SUM_FED_END 2048
 typedef struct EqCudaSumCase {
     const double *x;
     size_t n;

@@ -1127,6 +1127,7 @@ __global__ void fill_u32_kernel(unsigned *p, size_t n, unsigned v)
         p[i] = v;
 }
 
+template <int FED>
 __global__ void __launch_bounds__(SPLIT_NT, 4)
 ord_small_chunks_kernel(const EqcSumTable *t, int *counters, double *chunk_sum,
                         unsigned char *zero, int *plan, double *approx, EqOrdRun *runs,
@@ -1227,7 +1228,7 @@ ord_small_chunks_kernel(const EqcSumTable *t, int *counters, double *chunk_sum,
     /* a chunk planned term by term: its run (poisoned) and plan are
      * known now, its split record comes later; the small walk forms its
      * segments meanwhile (EQ_CUDA_FEDWALK_ENV) */
-    if (run_ready && e == EQ_ORD_NONE) {
+    if (FED == 2 && e == EQ_ORD_NONE) {
         if (tid == 0)
             runs[g] = eq_ord_poison();
         __threadfence();
@@ -1263,11 +1264,11 @@ ord_small_chunks_kernel(const EqcSumTable *t, int *counters, double *chunk_sum,
      * the walk (plan, run, split slot and record, a first chunk's sum)
      * made visible before its flag, which the small walk's thread c waits
      * for with an acquire load */
-    if (done) {
+    if (FED) {
         __threadfence();
         __syncthreads();
         if (tid == 0) {
-            if (run_ready)
+            if (FED == 2)
                 st_release_u32(&run_ready[g], epoch);
             st_release_u32(&done[g], epoch);
         }
@@ -1891,6 +1892,7 @@ struct SmallWalkShared {
     };
 };
 
+template <int FED>
 __global__ void __launch_bounds__(EQC_ORD_LANES, 1)
 ord_walk_small_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs, EqOrdRun *seg,
                       int *seg_len, const unsigned char *zero, unsigned char *gzero,
@@ -1901,22 +1903,22 @@ ord_walk_small_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *run
     __shared__ SmallWalkShared sh;
     const int s = blockIdx.x, c = threadIdx.x, lane = c & 31, w = c >> 5;
     const int g = c / EQC_ORD_SEG, j = c % EQC_ORD_SEG;
-    if (!done)
+    if (!FED)
         pdl_wait();
     const EqcSumDesc d = t->d[s];
     const long long off = t->chunk_off[s];
     const int nch = (int)(t->chunk_off[s + 1] - off);
     const bool in = c < nch;
-    if (done) {
+    if (FED) {
         /* fed by the fused kernel (EQ_CUDA_FEDWALK_ENV): thread c waits
-         * for chunk c's flag (with run_ready, the flag of its run and
+         * for chunk c's flag (FED 2: the flag of its run and
          * plan; the rest below), and the barrier hands what each chunk's
          * block wrote to the whole block. Only this sum's chunks: the
          * walk starts when its own slowest chunk is done, not when the
          * launch's last block ends. The table was copied before the fused
          * kernel, which ran before this launch could start. */
         if (in)
-            wait_flag(run_ready ? &run_ready[off + c] : &done[off + c], epoch);
+            wait_flag(FED == 2 ? &run_ready[off + c] : &done[off + c], epoch);
         __syncthreads();
     }
 
@@ -1932,10 +1934,13 @@ ord_walk_small_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *run
         x.head = eq_ord_segment_head(plan + off, (int64_t)c, EQC_ORD_SEG);
         p = plan[off + c];
         z = zero[off + c];
+        if (FED != 2)
+            sp = none_plan ? -1 : split_idx[off + c];
     }
     /* the segments of each group of EQC_ORD_SEG chunks, as
-     * ord_segments_kernel forms them */
-    const auto segments = [&]() {
+     * ord_segments_kernel forms them; with_split: chunk c's split index
+     * and record slot kept too */
+    const auto segments = [&](bool with_split, int slot) {
         int len, h;
         bool last, all_zero;
         x = segment_group(x, in && !z, &sh.groups[g], &len, &h, &last, &all_zero);
@@ -1950,18 +1955,22 @@ ord_walk_small_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *run
             sh.plan[c] = none_plan ? EQ_ORD_NONE : p;
             sh.zero[c] = none_plan ? 0 : z;
             sh.seg_len[c] = (short)(none_plan ? 0 : len);
+            if (with_split) {
+                sh.split[c] = sp;
+                sh.slot[c] = (signed char)slot;
+            }
         }
     };
-    if (run_ready) {
+    if (FED == 2) {
         /* fed in two steps: the segments while the split records are
          * formed, then a chunk planned term by term waits for its record
          * (the other chunks' flags came with their runs) */
-        segments();
+        segments(false, 0);
         if (in && p == EQ_ORD_NONE)
             wait_flag(&done[off + c], epoch);
+        if (in)
+            sp = none_plan ? -1 : split_idx[off + c];
     }
-    if (in)
-        sp = none_plan ? -1 : split_idx[off + c];
     /* the first EQC_WALK_SPLITS split records in chunk order go to recs:
      * with `lean` (EQ_CUDA_LEANWALK_ENV) their first EQC_LEAN_WORDS words,
      * loaded here and stored after the segments, which hide the loads */
@@ -1990,9 +1999,9 @@ ord_walk_small_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *run
         __syncthreads();
         lean_recs.load(sh.rec_src, nrec, pool);
     }
-    if (!run_ready)
-        segments();
-    if (in) {
+    if (FED != 2) {
+        segments(true, kept ? rank : -1);
+    } else if (in) {
         sh.split[c] = sp;
         sh.slot[c] = (signed char)(kept ? rank : -1);
     }
@@ -2058,7 +2067,7 @@ ord_walk_small_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *run
     /* fed: this launch ends only after the fused kernel has (the stream's
      * order for what follows; its blocks are done with everything the
      * walk read, so this costs nothing) */
-    if (done)
+    if (FED)
         pdl_wait();
 }
 
@@ -2250,12 +2259,17 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
                           cudaMemsetAsync(chunk_sum, 0xff, (size_t)total * sizeof(double),
                                           stream));
             }
-            ord_small_chunks_kernel<<<(unsigned)total, SPLIT_NT, 0, stream>>>(
+            void (*const fk)(const EqcSumTable *, int *, double *, unsigned char *, int *,
+                             double *, EqOrdRun *, int *, EqCudaSplit *, int, unsigned *,
+                             unsigned, int, int, double *, int, int, int, unsigned *,
+                             unsigned *) = fed == 2   ? ord_small_chunks_kernel<2>
+                                           : fed == 1 ? ord_small_chunks_kernel<1>
+                                                      : ord_small_chunks_kernel<0>;
+            fk<<<(unsigned)total, SPLIT_NT, 0, stream>>>(
                 dt, counters, chunk_sum, zero, plan, approx, runs, split_idx, pool, cap, ready,
                 cuda->sum_epoch, cuda->runs_no_fast, cuda->fused_late, first_sum,
                 cuda->prewalk && !cuda->walk_no_split, cuda->early_walk, cuda->fused_wait_warp,
-                fed == 2 ? ready + EQC_READY_FLAGS : (unsigned *)NULL,
-                fed ? ready + 2 * EQC_READY_FLAGS : (unsigned *)NULL);
+                ready + EQC_READY_FLAGS, ready + 2 * EQC_READY_FLAGS);
             EQC_CHECK_LAUNCH(cuda, "ord_small_chunks_kernel");
         } else if (reuse) {
             /* runs under the kept plan, with this frame's chunk sums; the
@@ -2299,14 +2313,15 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
         }
         if (eq_cuda_small_walk(most_chunks)) {
             EQC_CHECK(cuda, EQC_SITE_LAUNCH,
-                      launch_pdl(ord_walk_small_kernel, (unsigned)nsums, EQC_ORD_LANES, stream,
-                                 dt, plan, runs, seg, seg_len, zero, gzero, split_idx, pool,
-                                 counters, dout, cuda->walk_none_plan, cuda->walk_mode,
-                                 cuda->walk_lie, (const double *)first_sum, cuda->lean_walk,
-                                 fed == 2 ? (const unsigned *)ready + EQC_READY_FLAGS
-                                          : (const unsigned *)NULL,
-                                 fed ? (const unsigned *)ready + 2 * EQC_READY_FLAGS
-                                     : (const unsigned *)NULL,
+                      launch_pdl(fed == 2   ? ord_walk_small_kernel<2>
+                                 : fed == 1 ? ord_walk_small_kernel<1>
+                                            : ord_walk_small_kernel<0>,
+                                 (unsigned)nsums, EQC_ORD_LANES, stream, dt, plan, runs, seg,
+                                 seg_len, zero, gzero, split_idx, pool, counters, dout,
+                                 cuda->walk_none_plan, cuda->walk_mode, cuda->walk_lie,
+                                 (const double *)first_sum, cuda->lean_walk,
+                                 (const unsigned *)ready + EQC_READY_FLAGS,
+                                 (const unsigned *)ready + 2 * EQC_READY_FLAGS,
                                  cuda->sum_epoch));
         } else {
             EQC_CHECK(cuda, EQC_SITE_LAUNCH,
@@ -2351,7 +2366,7 @@ extern "C" int eq_cuda_stage_ordsum(EqCuda *cuda, const EqCudaSumCase *cases, in
     size_t total_terms = 0, off = 0;
     int err = 0;
     const int none_plan = flags & EQ_CUDA_STAGE_SUM_NONE_PLAN;
-    int runs_mode, reuse_mode, split_mode, fused_mode;
+    int runs_mode, reuse_mode, split_mode, fused_mode, fed_mode;
 
     if (ncases <= 0 || ncases > EQC_MAX_SUMS)
         return EQ_ERR_INVALID_ARGUMENT;
@@ -2400,6 +2415,10 @@ extern "C" int eq_cuda_stage_ordsum(EqCuda *cuda, const EqCudaSumCase *cases, in
     fused_mode = cuda->fused;
     cuda->fused = flags & EQ_CUDA_STAGE_SUM_FUSED ? 1 : 0;
     cuda->fused_late = !!(flags & EQ_CUDA_STAGE_SUM_FUSED_LATE);
+    fed_mode = cuda->fed_walk;
+    cuda->fed_walk = flags & EQ_CUDA_STAGE_SUM_FED       ? 2
+                     : flags & EQ_CUDA_STAGE_SUM_FED_END ? 1
+                                                         : 0;
     err = eqc_sums_launch(cuda, desc, ncases, cuda->dres->sums, cuda->stream);
     cuda->walk_none_plan = 0;
     cuda->walk_lie = 0;
@@ -2409,6 +2428,7 @@ extern "C" int eq_cuda_stage_ordsum(EqCuda *cuda, const EqCudaSumCase *cases, in
     cuda->split_block = split_mode;
     cuda->fused = fused_mode;
     cuda->fused_late = 0;
+    cuda->fed_walk = fed_mode;
     if (err < 0)
         goto fail;
     EQC_CHECK(cuda, EQC_SITE_COPY,

@@ -236,7 +236,11 @@ static int split_ok(const EqCudaSplit *r, const double *x, ptrdiff_t stride, siz
  * runs, segments and split records against the host, and its plan the
  * plan of (1), whose scan it repeats (a block that read the chunk sums
  * before its own without waiting would plan from NaN); (5) the fused
- * kernel with EQ_CUDA_STAGE_SUM_LIE: the sums. *failed
+ * kernel with EQ_CUDA_STAGE_SUM_LIE: the sums. (4) and (5) feed the small
+ * walk by the fused kernel's chunk flags in two steps (_FED); (6) and (7)
+ * are (4) with the walk waiting for the kernel's end, and for each
+ * chunk's end (_FED_END): sums and segments (a walk that read a chunk
+ * before its flag would segment the arrays' stale values). *failed
  * counts the records handed on, *small the chunks of (1), *fused_split
  * the split records of (4) checked. */
 static void ordsum_small_and_lie(CkContext *ck, int kind, const EqCudaSumCase *cases, int nc,
@@ -251,12 +255,19 @@ static void ordsum_small_and_lie(CkContext *ck, int kind, const EqCudaSumCase *c
             sc[ns++] = cases[i];
             schunks += eq_cuda_stage_ordsum_chunks(cases[i].n);
         }
-    EqCudaSumPartials part[5];
-    double sums[5][16];
-    static const int flags[5] = { 0, EQ_CUDA_STAGE_SUM_LIE, EQ_CUDA_STAGE_SUM_LIE,
-                                  EQ_CUDA_STAGE_SUM_FUSED | EQ_CUDA_STAGE_SUM_FUSED_LATE,
-                                  EQ_CUDA_STAGE_SUM_FUSED | EQ_CUDA_STAGE_SUM_LIE };
-    for (int r = 0; r < 5; r++) {
+    enum { NR = 7 };
+    EqCudaSumPartials part[NR];
+    double sums[NR][16];
+    static const int late = EQ_CUDA_STAGE_SUM_FUSED | EQ_CUDA_STAGE_SUM_FUSED_LATE;
+    static const int flags[NR] = { 0,
+                                   EQ_CUDA_STAGE_SUM_LIE,
+                                   EQ_CUDA_STAGE_SUM_LIE,
+                                   late | EQ_CUDA_STAGE_SUM_FED,
+                                   EQ_CUDA_STAGE_SUM_FUSED | EQ_CUDA_STAGE_SUM_LIE |
+                                       EQ_CUDA_STAGE_SUM_FED,
+                                   late,
+                                   late | EQ_CUDA_STAGE_SUM_FED_END };
+    for (int r = 0; r < NR; r++) {
         const size_t n = r == 2 ? chunks : schunks;
         part[r] = (EqCudaSumPartials){ .chunk_sum = calloc(n + 1, sizeof(double)),
                                        .plan = calloc(n + 1, sizeof(int)),
@@ -292,6 +303,11 @@ static void ordsum_small_and_lie(CkContext *ck, int kind, const EqCudaSumCase *c
         snprintf(what, sizeof(what), "kind %d n %zu: sum, fused small launch, a poisoned piece",
                  kind, n);
         ck_same(ck, what, &sums[4][k], &want, sizeof(double));
+        for (int r = 5; r < NR; r++) {
+            snprintf(what, sizeof(what), "kind %d n %zu: sum, fused small launch, walk %s", kind,
+                     n, r == 5 ? "after the kernel" : "fed at each chunk's end");
+            ck_same(ck, what, &sums[r][k], &want, sizeof(double));
+        }
         if (n) {
             EqOrdRun *runs = malloc(nch * sizeof(EqOrdRun)), *seg = malloc(nch * sizeof(EqOrdRun));
             EqOrdRun *lanes = malloc((size_t)lay->lanes_per_chunk * sizeof(EqOrdRun));
@@ -338,6 +354,18 @@ static void ordsum_small_and_lie(CkContext *ck, int kind, const EqCudaSumCase *c
                      "kind %d n %zu: chunk runs, segments, split records, fused (%d differ)",
                      kind, n, bad);
             ck_same(ck, what, &bad, &zero, sizeof(int));
+            for (int r = 5; r < NR; r++) {
+                const int *rplan = part[r].plan + c0;
+                eq_ordsum_chunk_runs(sc[k].x, n, sc[k].stride, lay, rplan, runs, lanes);
+                eq_ordsum_segment_runs(runs, rplan, nch, lay, seg, seg_len, scr);
+                bad = 0;
+                for (size_t c = 0; c < nch; c++)
+                    bad += seg_len[c] != part[r].seg_len[c0 + c] ||
+                           (seg_len[c] > 0 && !same_run(&seg[c], &part[r].seg[c0 + c]));
+                snprintf(what, sizeof(what), "kind %d n %zu: segments, fused, walk %s (%d differ)",
+                         kind, n, r == 5 ? "after the kernel" : "fed at each chunk's end", bad);
+                ck_same(ck, what, &bad, &zero, sizeof(int));
+            }
             free(runs);
             free(seg);
             free(lanes);
@@ -346,7 +374,7 @@ static void ordsum_small_and_lie(CkContext *ck, int kind, const EqCudaSumCase *c
         }
         c0 += nch;
     }
-    for (int r = 0; r < 5; r++) {
+    for (int r = 0; r < NR; r++) {
         free(part[r].split);
         free(part[r].chunk_sum);
         free(part[r].plan);

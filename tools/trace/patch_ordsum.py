@@ -76,14 +76,14 @@ rep('''        chunk_result(stage + lane * RUNS_ROW, min(max(count - lane * 32, 
 rep('''    __shared__ SmallWalkShared sh;
     const int s = blockIdx.x, c = threadIdx.x, lane = c & 31, w = c >> 5;
     const int g = c / EQC_ORD_SEG, j = c % EQC_ORD_SEG;
-    if (!done)
+    if (!FED)
         pdl_wait();''', '''    __shared__ SmallWalkShared sh;
     const int s = blockIdx.x, c = threadIdx.x, lane = c & 31, w = c >> 5;
     const int g = c / EQC_ORD_SEG, j = c % EQC_ORD_SEG;
     long long tk[8];
     int iters = 0;
     const unsigned long long gt0 = tr_gt();
-    if (!done)
+    if (!FED)
         pdl_wait();
     const unsigned long long gt1 = tr_gt();
     TRK(0);''')
