@@ -984,6 +984,47 @@ EQ_HD static inline int eq_ord_walk_short(double *s, const EqOrdPiece *p, int np
     return eq_ord_walk_record(s, p, np, poison);
 }
 
+/*
+ * A walk as one chain (the device's small walk, EQ_CUDA_WALKCHAIN_ENV): the
+ * steps p[0 .. n-1] applied in order to *s, as eq_ord_walk_short's first
+ * pass applies a record's pieces: the sums alone, a run's by
+ * eq_ord_apply_try_pos, a crossing term's by the loop's own add, each run's
+ * check formed beside the chain of sums and all looked at once at the end.
+ * The steps are a whole sum's segments and split records' pieces, in order,
+ * without its zero chunks: every sum of the chain must be finite too (the
+ * start included), so that a zero chunk between two steps leaves it as it
+ * is (s + 0 == s for a finite s other than -0.0, which no sum of the walk
+ * is). Returns 1 with *s the last sum when every check passed and every sum
+ * was finite: the sum eq_ord_walk_record gives, every piece added (a
+ * checked run's sum is exact by the one-term rule, a crossing term's is the
+ * loop's own add). Otherwise returns 0, *s as it was: the caller walks by
+ * the definition. For a start and sums whose sign bit is clear, 1 exactly
+ * where every run passes eq_ord_apply and every sum is finite.
+ */
+EQ_HD static inline int eq_ord_walk_chain(double *s, const EqOrdPiece *p, int n)
+{
+    double y = *s;
+    int ok = eq_exp_field(y) != 0x7ff, k;
+    for (k = 0; k < n; k++) {
+        const int cross = p[k].e == EQ_ORD_CROSS;
+        double next;
+        const int good = eq_ord_apply_try_pos(y, &p[k].run, p[k].e, &next);
+#if EQ_ORDSUM_MUTATION == 12
+        y = cross ? y + p[k].x : next;
+        ok &= cross || good || k == n - 1; /* mutation: the last step's check ignored */
+#elif EQ_ORDSUM_MUTATION == 13
+        y = cross ? y + p[k].x : next;
+        ok &= good || cross; /* mutation: a crossing sum's finiteness not checked */
+#else
+        y = cross ? y + p[k].x : next;
+        ok &= cross ? eq_exp_field(y) != 0x7ff : good;
+#endif
+    }
+    if (ok)
+        *s = y;
+    return ok;
+}
+
 /* A segment starts at chunk c when c is the first chunk of an aligned group
  * of chunks_per_segment chunks, when its planned binade differs from the
  * previous chunk's, or when either is planned term by term. */

@@ -750,6 +750,103 @@ static void short_records(long rounds)
     CHECK(negative > rounds / 20);
 }
 
+/* A walk as one chain (eq_ord_walk_chain, the device's small walk with
+ * EQ_CUDA_WALKCHAIN_ENV): up to 40 steps from a start s0, each a crossing
+ * term about the size of the sum (now and then an infinity or a NaN) or a
+ * run of small terms under the binade of the exact sum before it (one off
+ * a time in eight), the start now and then negative, infinite or NaN. Held
+ * to the definition (eq_ord_walk_record): where the chain says 1, every
+ * piece was added there, the same sum, and every sum of the walk was finite
+ * (the caller steps over zero chunks between the steps); where it says 0,
+ * *s is untouched; and where every piece passes, every sum is finite and
+ * none is negative, the chain says 1. */
+static void chain_walks(long rounds)
+{
+    long k, ok_n = 0, refused = 0, unfinite = 0, negative = 0, mismatches = 0;
+    for (k = 0; k < rounds; k++) {
+        enum { MAXS = 40 };
+        double x[MAXS * 16], s0, s, want_s, m;
+        EqOrdPiece pc[MAXS];
+        int n = 0, ns, i, p, want, got, finite = 1, nonneg;
+        const int e0 = (int)(rnd() % 61) - 30;
+        const unsigned startk = (unsigned)(rnd() % 64);
+        m = rnd() % 2 ? 2.0 - ldexp(rnd01(), -(int)(rnd() % 20) - 10) : 1.0 + rnd01();
+        s0 = ldexp(m, e0);
+        s0 = startk == 0 ? INFINITY : startk == 1 ? NAN : rnd() % 8 == 0 ? -s0 : s0;
+        ns = 1 + (int)(rnd() % MAXS);
+        s = s0;
+        for (p = 0; p < ns; p++) {
+            const int cross = rnd() % 4 == 0, len = cross ? 1 : 1 + (int)(rnd() % 16);
+            const int e = eq_ord_binade(s);
+            const double u = ldexp(1.0, (e == EQ_ORD_NONE ? e0 : e) - 52);
+            const int a = n;
+            for (i = 0; i < len; i++) {
+                const unsigned kind = (unsigned)(rnd() % 8);
+                if (cross) {
+                    const unsigned big = (unsigned)(rnd() % 64);
+                    x[n] = big == 0 ? INFINITY : big == 1 ? NAN : ldexp(0.5 + rnd01(), e0);
+                } else if (kind == 0) {
+                    x[n] = u * (double)(2 * (rnd() % 64) + 1) / 2.0;
+                } else if (kind == 1) {
+                    x[n] = 0.0;
+                } else {
+                    x[n] = u * ldexp(1.0 + rnd01(), (int)(rnd() % 25));
+                }
+                x[n] = s0 < 0.0 ? -x[n] : x[n];
+                n++;
+            }
+            memset(&pc[p], 0, sizeof(pc[p]));
+            pc[p].start = a;
+            pc[p].x = x[a];
+            if (cross) {
+                pc[p].e = EQ_ORD_CROSS;
+                pc[p].run.d[0] = (int64_t)(rnd() >> 12); /* never read */
+            } else {
+                pc[p].e = rnd() % 8 == 0 ? e + 1 : e;
+                pc[p].run = eq_ord_run_terms(x + a, len, 1, pc[p].e);
+            }
+            s = eq_ordsum_loop(x + a, (size_t)len, 1, s);
+        }
+        /* the definition, and whether its sums were finite and not
+         * negative */
+        want_s = s0;
+        want = eq_ord_walk_record(&want_s, pc, ns, -1);
+        s = s0;
+        nonneg = !signbit(s0);
+        finite = eq_exp_field(s0) != 0x7ff;
+        for (p = 0; p < ns && want < 0; p++) {
+            if (pc[p].e == EQ_ORD_CROSS)
+                s = s + pc[p].x;
+            else
+                (void)eq_ord_apply(&s, &pc[p].run, pc[p].e);
+            finite &= eq_exp_field(s) != 0x7ff;
+            nonneg &= !signbit(s);
+        }
+        CHECK(want >= 0 || same_bits(s, want_s));
+        s = s0;
+        got = eq_ord_walk_chain(&s, pc, ns);
+        if (got) {
+            if ((want >= 0 || !same_bits(s, want_s) || !finite) && mismatches++ < 3)
+                printf("chain %ld: %d steps, s0=%a: chain %a, definition %d %a (finite %d)\n",
+                       k, ns, s0, s, want, want_s, finite);
+            CHECK(want < 0 && same_bits(s, want_s) && finite);
+        } else {
+            CHECK(same_bits(s, s0));
+            if (want < 0 && finite && nonneg && mismatches++ < 3)
+                printf("chain %ld: %d steps, s0=%a refused a walk that passes\n", k, ns, s0);
+            CHECK(!(want < 0 && finite && nonneg));
+        }
+        ok_n += got;
+        refused += !got;
+        unfinite += want < 0 && !finite;
+        negative += want < 0 && finite && !nonneg;
+    }
+    printf("chains: %ld, %ld walked whole, %ld refused (%ld with a sum not finite, %ld with a "
+           "negative one, the rest with a failed check), %ld mismatches\n",
+           rounds, ok_n, refused, unfinite, negative, mismatches);
+    CHECK(ok_n > rounds / 8 && refused > rounds / 8 && unfinite > rounds / 1000);
+}
+
 /* ------------------------------------------------------------------ */
 /* 3. The pipeline against the loop                                     */
 
@@ -1193,5 +1290,6 @@ int main(void)
     rising_terms(400000);
     rising_stretches(3000);
     short_records(200000);
+    chain_walks(100000);
     return eqtest_done();
 }
