@@ -214,6 +214,8 @@ extern "C" int eq_cuda_open(EqCuda **out, const EqSettings *settings, const EqLo
         cuda->prewalk = !(prewalk && !strcmp(prewalk, "off"));
         const char *early = getenv(EQ_CUDA_EARLYWALK_ENV);
         cuda->early_walk = !(early && !strcmp(early, "off"));
+        const char *chain = getenv(EQ_CUDA_WALKCHAIN_ENV);
+        cuda->walk_chain = chain && !strcmp(chain, "on");
         const char *fed = getenv(EQ_CUDA_FEDWALK_ENV);
         cuda->fed_walk = !fed                  ? 0
                          : !strcmp(fed, "two") ? 2

@@ -218,6 +218,7 @@ struct EqCuda {
     int lean_walk;        /* the small walk's lean records (EQ_CUDA_LEANWALK_ENV) */
     int early_walk;       /* the fused kernel lets the small walk launch early
                              (EQ_CUDA_EARLYWALK_ENV) */
+    int walk_chain;       /* the small walk as one chain (EQ_CUDA_WALKCHAIN_ENV) */
     int fed_walk;         /* the small walk waits for its chunks' flags, not for the
                              fused kernel's end: 2 in two steps, 1 at each chunk's
                              end, 0 no (EQ_CUDA_FEDWALK_ENV) */

@@ -136,6 +136,13 @@ static inline int eq_cuda_small_walk(long long most_chunks)
  * fed forms (session 26) have not yet run on a GPU. The same bits each
  * way. */
 #define EQ_CUDA_FEDWALK_ENV "EXACTQUALITY_CUDA_FEDWALK"
+/* "on": the small walk applies its sum's segments and split records'
+ * pieces as one chain (eq_ord_walk_chain, lib/exact/ordsum.h): the steps
+ * placed in order by all its threads at once, then the sums alone, the
+ * checks beside them, looked at once; where one fails, the walk step by
+ * step as before. The default ("off") is that walk alone: the chain
+ * (session 26) has not yet run on a GPU. The same bits each way. */
+#define EQ_CUDA_WALKCHAIN_ENV "EXACTQUALITY_CUDA_WALKCHAIN"
 /* The small walk (launches whose sums have at most 256 chunks) copies the
  * first words of its split records to shared memory while it forms its
  * segments, and walks a record of at most 4 pieces (SSIM's crossing
@@ -250,6 +257,9 @@ int eq_cuda_stage_s2_blur_terms(EqCuda *cuda, const double *x1, const double *x2
  * whatever the environment says */
 #define EQ_CUDA_STAGE_SUM_FED 1024
 #define EQ_CUDA_STAGE_SUM_FED_END 2048
+/* the small walk as one chain (EQ_CUDA_WALKCHAIN_ENV "on"); without it,
+ * step by step, whatever the environment says */
+#define EQ_CUDA_STAGE_SUM_CHAIN 4096
 typedef struct EqCudaSumCase {
     const double *x;
     size_t n;

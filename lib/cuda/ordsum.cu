@@ -1872,6 +1872,9 @@ ord_walk_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs, con
  * their runs there), and there is no launch between the split records and
  * the walk. */
 static_assert(EQC_ORD_LANES % EQC_ORD_SEG == 0 && EQC_ORD_SEG == 64, "two warps a group");
+/* the most steps of the walk as one chain (EQ_CUDA_WALKCHAIN_ENV): as many
+ * pieces as the staged terms' place holds */
+#define EQC_WALK_CHAIN (EQC_ORD_CHUNK * (int)sizeof(double) / (int)sizeof(EqOrdPiece))
 
 struct SmallWalkShared {
     EqOrdRun seg[EQC_ORD_LANES]; /* at a segment's head: the segment's run */
@@ -1886,13 +1889,15 @@ struct SmallWalkShared {
     EqCudaSplit recs[EQC_WALK_SPLITS];
     double s, first; /* first: a prewalked first chunk's sum (lean), else 0.0 */
     int next, pos0, c0;
+    int nstep[EQC_ORD_WARPS]; /* the chain's steps a warp (EQ_CUDA_WALKCHAIN_ENV) */
     union {
         EqcExactShared ex;           /* the block's exact add */
         double terms[EQC_ORD_CHUNK]; /* EQC_WALK_SEQ */
+        EqOrdPiece prog[EQC_WALK_CHAIN]; /* the chain's steps, before the walk */
     };
 };
 
-template <int FED>
+template <int FED, int CHAIN>
 __global__ void __launch_bounds__(EQC_ORD_LANES, 1)
 ord_walk_small_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs, EqOrdRun *seg,
                       int *seg_len, const unsigned char *zero, unsigned char *gzero,
@@ -2034,6 +2039,75 @@ ord_walk_small_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *run
         sum = first_sum[s];
         c0 = 1;
     }
+    if (CHAIN && !none_plan) {
+        /* the walk as one chain (EQ_CUDA_WALKCHAIN_ENV): chunk c's steps
+         * (at a segment's head its run, and a record's pieces; none for
+         * a zero chunk, a chunk inside a segment or one before c0) in
+         * chunk order by a block scan, then eq_ord_walk_chain, which
+         * forms the sums alone and the checks beside them instead of a
+         * step of walk_chunks per segment and record. A chunk planned
+         * term by term without a record in recs, too many steps, or a
+         * failed check or sum not finite: the walk below, as before,
+         * from the same start. */
+        int cnt = 0, bad = 0, rec = 0;
+        if (in && c >= c0) {
+            const int len = sh.seg_len[c];
+            if (len > 1 || (len == 1 && !sh.zero[c] && sh.plan[c] != EQ_ORD_NONE))
+                cnt = 1;
+            else if (len == 1 && !sh.zero[c] && sh.split[c] >= 0 && sh.slot[c] >= 0)
+                cnt = sh.recs[sh.slot[c]].np, rec = 1;
+            else if (len == 1 && !sh.zero[c])
+                bad = 1;
+        }
+        int inc = cnt;
+        for (int o = 1; o < 32; o *= 2) {
+            const int y = __shfl_up_sync(0xffffffffu, inc, o);
+            inc += lane >= o ? y : 0;
+        }
+        if (lane == 31)
+            sh.nstep[w] = inc;
+        const int nrec = __syncthreads_count(rec);
+        bad = __syncthreads_or(bad);
+        int at = inc - cnt, steps = 0;
+        for (int k = 0; k < EQC_ORD_WARPS; k++) {
+            at += k < w ? sh.nstep[k] : 0;
+            steps += sh.nstep[k];
+        }
+        if (!bad && steps <= EQC_WALK_CHAIN) {
+            if (rec) {
+                const EqCudaSplit &r = sh.recs[sh.slot[c]];
+                for (int k = 0; k < cnt; k++) {
+                    EqOrdPiece q = r.p[k];
+                    q.run = piece_run(q.run, k, cnt, lie);
+                    sh.prog[at + k] = q;
+                }
+            } else if (cnt) {
+                EqOrdPiece q;
+                q.run = sh.seg[c];
+                q.x = 0.0;
+                q.e = sh.plan[c];
+                q.start = 0;
+                sh.prog[at] = q;
+            }
+            __syncthreads();
+            if (w == 0) {
+                double y = sum;
+                const int ok = eq_ord_walk_chain(&y, sh.prog, steps);
+                if (lane == 0) {
+                    sh.s = y;
+                    sh.next = ok;
+                    if (ok && nrec)
+                        atomicAdd(&counters[1], nrec);
+                }
+            }
+            __syncthreads();
+            if (sh.next) {
+                sum = sh.s;
+                c0 = nch;
+            }
+            __syncthreads();
+        }
+    }
     while (c0 < nch) {
         if (w == 0) {
             double xs = sum;
@@ -2122,6 +2196,19 @@ static int same_layout(const EqcSumTable *a, const EqcSumTable *b)
             return 0;
     return 1;
 }
+
+/* ord_walk_small_kernel's forms: [fed][chain] (EQ_CUDA_FEDWALK_ENV,
+ * EQ_CUDA_WALKCHAIN_ENV) */
+typedef void (*WalkSmallKernel)(const EqcSumTable *, const int *, const EqOrdRun *, EqOrdRun *,
+                                int *, const unsigned char *, unsigned char *, const int *,
+                                const EqCudaSplit *, int *, double *, int, int, int,
+                                const double *, int, const unsigned *, const unsigned *,
+                                unsigned);
+static const WalkSmallKernel walk_small[3][2] = {
+    { ord_walk_small_kernel<0, 0>, ord_walk_small_kernel<0, 1> },
+    { ord_walk_small_kernel<1, 0>, ord_walk_small_kernel<1, 1> },
+    { ord_walk_small_kernel<2, 0>, ord_walk_small_kernel<2, 1> },
+};
 
 int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double *dout,
                        cudaStream_t stream, int scratch)
@@ -2313,9 +2400,7 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
         }
         if (eq_cuda_small_walk(most_chunks)) {
             EQC_CHECK(cuda, EQC_SITE_LAUNCH,
-                      launch_pdl(fed == 2   ? ord_walk_small_kernel<2>
-                                 : fed == 1 ? ord_walk_small_kernel<1>
-                                            : ord_walk_small_kernel<0>,
+                      launch_pdl(walk_small[fed][cuda->walk_chain && !cuda->walk_none_plan],
                                  (unsigned)nsums, EQC_ORD_LANES, stream, dt, plan, runs, seg,
                                  seg_len, zero, gzero, split_idx, pool, counters, dout,
                                  cuda->walk_none_plan, cuda->walk_mode, cuda->walk_lie,
@@ -2366,7 +2451,7 @@ extern "C" int eq_cuda_stage_ordsum(EqCuda *cuda, const EqCudaSumCase *cases, in
     size_t total_terms = 0, off = 0;
     int err = 0;
     const int none_plan = flags & EQ_CUDA_STAGE_SUM_NONE_PLAN;
-    int runs_mode, reuse_mode, split_mode, fused_mode, fed_mode;
+    int runs_mode, reuse_mode, split_mode, fused_mode, fed_mode, chain_mode;
 
     if (ncases <= 0 || ncases > EQC_MAX_SUMS)
         return EQ_ERR_INVALID_ARGUMENT;
@@ -2416,6 +2501,8 @@ extern "C" int eq_cuda_stage_ordsum(EqCuda *cuda, const EqCudaSumCase *cases, in
     cuda->fused = flags & EQ_CUDA_STAGE_SUM_FUSED ? 1 : 0;
     cuda->fused_late = !!(flags & EQ_CUDA_STAGE_SUM_FUSED_LATE);
     fed_mode = cuda->fed_walk;
+    chain_mode = cuda->walk_chain;
+    cuda->walk_chain = !!(flags & EQ_CUDA_STAGE_SUM_CHAIN);
     cuda->fed_walk = flags & EQ_CUDA_STAGE_SUM_FED       ? 2
                      : flags & EQ_CUDA_STAGE_SUM_FED_END ? 1
                                                          : 0;
@@ -2429,6 +2516,7 @@ extern "C" int eq_cuda_stage_ordsum(EqCuda *cuda, const EqCudaSumCase *cases, in
     cuda->fused = fused_mode;
     cuda->fused_late = 0;
     cuda->fed_walk = fed_mode;
+    cuda->walk_chain = chain_mode;
     if (err < 0)
         goto fail;
     EQC_CHECK(cuda, EQC_SITE_COPY,

@@ -240,7 +240,10 @@ static int split_ok(const EqCudaSplit *r, const double *x, ptrdiff_t stride, siz
  * walk by the fused kernel's chunk flags in two steps (_FED); (6) and (7)
  * are (4) with the walk waiting for the kernel's end, and for each
  * chunk's end (_FED_END): sums and segments (a walk that read a chunk
- * before its flag would segment the arrays' stale values). *failed
+ * before its flag would segment the arrays' stale values). (2), (4), (5)
+ * and (7) walk as one chain where they can (_CHAIN; a poisoned piece's
+ * check fails it, and the walk goes step by step), (1), (3) and (6) step
+ * by step. *failed
  * counts the records handed on, *small the chunks of (1), *fused_split
  * the split records of (4) checked. */
 static void ordsum_small_and_lie(CkContext *ck, int kind, const EqCudaSumCase *cases, int nc,
@@ -259,14 +262,15 @@ static void ordsum_small_and_lie(CkContext *ck, int kind, const EqCudaSumCase *c
     EqCudaSumPartials part[NR];
     double sums[NR][16];
     static const int late = EQ_CUDA_STAGE_SUM_FUSED | EQ_CUDA_STAGE_SUM_FUSED_LATE;
+    static const int chain = EQ_CUDA_STAGE_SUM_CHAIN;
     static const int flags[NR] = { 0,
+                                   EQ_CUDA_STAGE_SUM_LIE | chain,
                                    EQ_CUDA_STAGE_SUM_LIE,
-                                   EQ_CUDA_STAGE_SUM_LIE,
-                                   late | EQ_CUDA_STAGE_SUM_FED,
+                                   late | EQ_CUDA_STAGE_SUM_FED | chain,
                                    EQ_CUDA_STAGE_SUM_FUSED | EQ_CUDA_STAGE_SUM_LIE |
-                                       EQ_CUDA_STAGE_SUM_FED,
+                                       EQ_CUDA_STAGE_SUM_FED | chain,
                                    late,
-                                   late | EQ_CUDA_STAGE_SUM_FED_END };
+                                   late | EQ_CUDA_STAGE_SUM_FED_END | chain };
     for (int r = 0; r < NR; r++) {
         const size_t n = r == 2 ? chunks : schunks;
         part[r] = (EqCudaSumPartials){ .chunk_sum = calloc(n + 1, sizeof(double)),
