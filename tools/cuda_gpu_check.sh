@@ -12,7 +12,7 @@
 #       EXACTQUALITY_CUDA_WALK=plan; the default walk is seq), kernels-scan
 # upload: the copies of the banded upload (tools/bench_upload)
 # bench4k: 3840x2160 only, 50 frames; threads: SSIMULACRA2 at 1080p and 4K
-#   with 1, 2, 4, 8 concurrent scorers; mutation: the 42 mutants below, each
+#   with 1, 2, 4, 8 concurrent scorers; mutation: the 45 mutants below, each
 #   checkkernels built with one mutated line (in 7 copies of the tree at
 #   once, each run as soon as it is built; about 4 minutes on the H200), each
 #   of which must fail its stage; rates-device: exactquality-ordsum-rates
@@ -135,6 +135,11 @@ for s in $steps; do
       #  fedwait: the small walk fed by the fused kernel's chunk flags
       #    (EXACTQUALITY_CUDA_FEDWALK, the default since session 26) reads its
       #    chunks' runs, plans and records without waiting for their flags
+      #  chainok: the small walk as one chain (EXACTQUALITY_CUDA_WALKCHAIN,
+      #    session 26; the stage's _CHAIN runs) takes the chain's sum where a
+      #    check failed too (red through _LIE's poisoned pieces)
+      #  chainrec: a record's last piece left out of the chain
+      #  chainseg: a segment of two chunks left out of the chain
       # and the row blur's (s2_blur_h_kernel; lib/cuda/ssimulacra2.cu), red in the
       # ssimulacra2 stage of the harness:
       #  blurfirst: the first tile of outputs (columns 0 .. 31) is not stored
@@ -188,6 +193,9 @@ for s in $steps; do
       mut leanwords 's/EQC_LEAN_PIECES \* sizeof(EqCudaSplitPiece)/(EQC_LEAN_PIECES - 1) * sizeof(EqCudaSplitPiece)/'
       mut leanlong 's/        if (__syncthreads_or(long_rec)) {/        if (__syncthreads_or(0)) {/'
       mut fedwait 's/    while (ld_acquire_u32(f) != epoch)/    while (0)/'
+      mut chainok 's/            if (sh.next) {/            if (1) {/'
+      mut chainrec 's/                cnt = sh.recs\[sh.slot\[c\]\].np, rec = 1;/                cnt = sh.recs[sh.slot[c]].np - 1, rec = 1;/'
+      mut chainseg 's/            if (len > 1 || (len == 1 \&\& !sh.zero\[c\] \&\& sh.plan\[c\] != EQ_ORD_NONE))/            if (len > 2 || (len == 1 \&\& !sh.zero[c] \&\& sh.plan[c] != EQ_ORD_NONE))/'
       # the tie-free run's arithmetic (lib/exact/ordsum.h, eq_ord_run_scaled1),
       # red in the ordsum stage: one of its four interleaved totals left out,
       # no lane flagged for a negative term, no exact half flagged, no lane
@@ -285,28 +293,33 @@ PY
              done ;;
     bench-full) run bench 400 "$B/tools/bench_cuda" --frames 200 --warmup 20 --threads 4; cat "$OUT/bench.log" ;;
     fedwalk)
-      # the small walk's three forms (EXACTQUALITY_CUDA_FEDWALK: fed in two
-      # steps, the default; end: each chunk's end; off: the fused kernel's
-      # end): the ordsum stage in each, then SSIM at 4K in rounds, the
-      # forms in turn (record bench and --interleave), and at 1080p and
-      # 576x324; a summary line each
-      for f in two end off; do
-        EXACTQUALITY_CUDA_FEDWALK=$f run fed-kernels-$f 200 "$B/tests/checkkernels/checkkernels" --seed "$SEED" --only ordsum
+      # the small walk's forms, FED:CHAIN (EXACTQUALITY_CUDA_FEDWALK: two, fed
+      # in two steps; end, at each chunk's end; off, after the fused kernel's
+      # end, the default. EXACTQUALITY_CUDA_WALKCHAIN: on, the walk as one
+      # chain; off, step by step, the default): the ordsum stage in each,
+      # then SSIM at 4K in three rounds, the forms in turn (record bench and
+      # --interleave), and at 1080p and 576x324; a summary line each
+      forms="off:off two:off off:on two:on end:off"
+      for fm in $forms; do
+        EXACTQUALITY_CUDA_FEDWALK=${fm%:*} EXACTQUALITY_CUDA_WALKCHAIN=${fm#*:} \
+          run fed-kernels-${fm/:/-} 200 "$B/tests/checkkernels/checkkernels" --seed "$SEED" --only ordsum
       done
       for r in 1 2 3; do
-        for f in two end off; do
+        for fm in $forms; do
           for mode in record interleave; do
             extra=; [ $mode = interleave ] && extra=--interleave
-            EXACTQUALITY_CUDA_FEDWALK=$f timeout 120 "$B/tools/bench_cuda" --sizes 3840x2160 --metrics ssim \
-              --frames 200 --warmup 20 $extra > "$OUT/fed-$mode-$f-$r.log" 2>&1
-            printf 'fed %-3s %-10s round %d: %s\n' $f $mode $r "$(grep -E ' device ' "$OUT/fed-$mode-$f-$r.log" | head -1)"
+            L="$OUT/fed-$mode-${fm/:/-}-$r.log"
+            EXACTQUALITY_CUDA_FEDWALK=${fm%:*} EXACTQUALITY_CUDA_WALKCHAIN=${fm#*:} timeout 120 \
+              "$B/tools/bench_cuda" --sizes 3840x2160 --metrics ssim --frames 200 --warmup 20 $extra > "$L" 2>&1
+            printf 'walk %-7s %-10s round %d: %s\n' $fm $mode $r "$(grep -E ' device ' "$L" | head -1)"
           done
         done
       done
-      for f in two off; do
-        EXACTQUALITY_CUDA_FEDWALK=$f timeout 120 "$B/tools/bench_cuda" --sizes 576x324,1920x1080 --metrics ssim \
-          --frames 200 --warmup 20 > "$OUT/fed-small-$f.log" 2>&1
-        grep -E ' device ' "$OUT/fed-small-$f.log" | sed "s/^/fed $f: /"
+      for fm in off:off two:on; do
+        L="$OUT/fed-small-${fm/:/-}.log"
+        EXACTQUALITY_CUDA_FEDWALK=${fm%:*} EXACTQUALITY_CUDA_WALKCHAIN=${fm#*:} timeout 120 \
+          "$B/tools/bench_cuda" --sizes 576x324,1920x1080 --metrics ssim --frames 200 --warmup 20 > "$L" 2>&1
+        grep -E ' device ' "$L" | sed "s/^/walk $fm: /"
       done ;;
   esac
 done
