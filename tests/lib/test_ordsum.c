@@ -651,6 +651,51 @@ static void rising_stretches(long rounds)
     CHECK(poisoned < rounds / 2);
 }
 
+/* One piece of a walk's test, its terms appended to x from x[n] (returns
+ * the new count): a crossing term about 2^e0 (`cross`; with odd > 0, an
+ * infinity one time in odd and a NaN one time in odd), or a run of 1 to 16
+ * small terms (exact halves of a unit, zeros, up to 2^24 units) under the
+ * binade of the exact sum *s before it, or the binade above it one time in
+ * `wrong` (its check then fails); every term with the sign of s0. *s moves
+ * past the piece's terms by the loop. */
+static int walk_piece(double *x, int n, EqOrdPiece *pc, double *s, double s0, int e0, int cross,
+                      int wrong, int odd)
+{
+    const int len = cross ? 1 : 1 + (int)(rnd() % 16);
+    const int e = eq_ord_binade(*s);
+    const double u = ldexp(1.0, (e == EQ_ORD_NONE ? e0 : e) - 52);
+    const int a = n;
+    int i;
+    for (i = 0; i < len; i++) {
+        const unsigned kind = (unsigned)(rnd() % 8);
+        if (cross) {
+            const unsigned big = odd > 0 ? (unsigned)(rnd() % (unsigned)odd) : 2;
+            x[n] = big == 0 ? INFINITY : big == 1 ? NAN : ldexp(0.5 + rnd01(), e0);
+        } else if (kind == 0) { /* an exact half of a unit */
+            x[n] = u * (double)(2 * (rnd() % 64) + 1) / 2.0;
+        } else if (kind == 1) {
+            x[n] = 0.0;
+        } else { /* a unit to about 2^24 of them */
+            const int g = (int)(rnd() % 25);
+            x[n] = u * ldexp(1.0 + rnd01(), g);
+        }
+        x[n] = s0 < 0.0 ? -x[n] : x[n];
+        n++;
+    }
+    memset(pc, 0, sizeof(*pc));
+    pc->start = a;
+    pc->x = x[a];
+    if (cross) {
+        pc->e = EQ_ORD_CROSS;
+        pc->run.d[0] = (int64_t)(rnd() >> 12); /* never read */
+    } else {
+        pc->e = rnd() % (unsigned)wrong == 0 ? e + 1 : e;
+        pc->run = eq_ord_run_terms(x + a, len, 1, pc->e);
+    }
+    *s = eq_ordsum_loop(x + a, (size_t)len, 1, *s);
+    return n;
+}
+
 /* Short split records (eq_ord_walk_short, the device's small walk): up
  * to EQ_ORD_SHORT_PIECES pieces from a start s0: a crossing piece of one
  * term about the size of the sum, or a run of small terms under the binade
@@ -667,7 +712,7 @@ static void short_records(long rounds)
     for (k = 0; k < rounds; k++) {
         double x[64], s0, s, want_s, m;
         EqOrdPiece pc[EQ_ORD_SHORT_PIECES];
-        int n, np, i, p, poison, got, want;
+        int n, np, p, poison, got, want;
         const int e0 = (int)(rnd() % 61) - 30;
         /* a start in binade e0, near its top one time in two (a run then
          * may carry the sum over it, and fail its check), negative one
@@ -687,37 +732,9 @@ static void short_records(long rounds)
         n = 0;
         s = s0;
         for (p = 0; p < np; p++) {
-            const int cross = rnd() % 3 == 0, len = cross ? 1 : 1 + (int)(rnd() % 16);
-            const int e = eq_ord_binade(s);
-            const double u = ldexp(1.0, (e == EQ_ORD_NONE ? e0 : e) - 52);
-            const int a = n;
-            for (i = 0; i < len; i++) {
-                const unsigned kind = (unsigned)(rnd() % 8);
-                if (cross) {
-                    x[n] = ldexp(0.5 + rnd01(), e0);
-                } else if (kind == 0) { /* an exact half of a unit */
-                    x[n] = u * (double)(2 * (rnd() % 64) + 1) / 2.0;
-                } else if (kind == 1) {
-                    x[n] = 0.0;
-                } else { /* a unit to about 2^24 of them */
-                    const int g = (int)(rnd() % 25);
-                    x[n] = u * ldexp(1.0 + rnd01(), g);
-                }
-                x[n] = s0 < 0.0 ? -x[n] : x[n];
-                n++;
-            }
-            memset(&pc[p], 0, sizeof(pc[p]));
-            pc[p].start = a;
-            pc[p].x = x[a];
-            if (cross) {
-                pc[p].e = EQ_ORD_CROSS;
-                pc[p].run.d[0] = (int64_t)(rnd() >> 12); /* never read */
-                crosses++;
-            } else {
-                pc[p].e = rnd() % 6 == 0 ? e + 1 : e;
-                pc[p].run = eq_ord_run_terms(x + a, len, 1, pc[p].e);
-            }
-            s = eq_ordsum_loop(x + a, (size_t)len, 1, s);
+            const int cross = rnd() % 3 == 0;
+            n = walk_piece(x, n, &pc[p], &s, s0, e0, cross, 6, 0);
+            crosses += cross;
         }
         poison = rnd() % 6 == 0 ? (int)(rnd() % (unsigned)np) : -1;
         /* the definition */
@@ -767,7 +784,7 @@ static void chain_walks(long rounds)
         enum { MAXS = 40 };
         double x[MAXS * 16], s0, s, want_s, m;
         EqOrdPiece pc[MAXS];
-        int n = 0, ns, i, p, want, got, finite = 1, nonneg;
+        int n = 0, ns, p, want, got, finite = 1, nonneg;
         const int e0 = (int)(rnd() % 61) - 30;
         const unsigned startk = (unsigned)(rnd() % 64);
         m = rnd() % 2 ? 2.0 - ldexp(rnd01(), -(int)(rnd() % 20) - 10) : 1.0 + rnd01();
@@ -775,38 +792,8 @@ static void chain_walks(long rounds)
         s0 = startk == 0 ? INFINITY : startk == 1 ? NAN : rnd() % 8 == 0 ? -s0 : s0;
         ns = 1 + (int)(rnd() % MAXS);
         s = s0;
-        for (p = 0; p < ns; p++) {
-            const int cross = rnd() % 4 == 0, len = cross ? 1 : 1 + (int)(rnd() % 16);
-            const int e = eq_ord_binade(s);
-            const double u = ldexp(1.0, (e == EQ_ORD_NONE ? e0 : e) - 52);
-            const int a = n;
-            for (i = 0; i < len; i++) {
-                const unsigned kind = (unsigned)(rnd() % 8);
-                if (cross) {
-                    const unsigned big = (unsigned)(rnd() % 64);
-                    x[n] = big == 0 ? INFINITY : big == 1 ? NAN : ldexp(0.5 + rnd01(), e0);
-                } else if (kind == 0) {
-                    x[n] = u * (double)(2 * (rnd() % 64) + 1) / 2.0;
-                } else if (kind == 1) {
-                    x[n] = 0.0;
-                } else {
-                    x[n] = u * ldexp(1.0 + rnd01(), (int)(rnd() % 25));
-                }
-                x[n] = s0 < 0.0 ? -x[n] : x[n];
-                n++;
-            }
-            memset(&pc[p], 0, sizeof(pc[p]));
-            pc[p].start = a;
-            pc[p].x = x[a];
-            if (cross) {
-                pc[p].e = EQ_ORD_CROSS;
-                pc[p].run.d[0] = (int64_t)(rnd() >> 12); /* never read */
-            } else {
-                pc[p].e = rnd() % 8 == 0 ? e + 1 : e;
-                pc[p].run = eq_ord_run_terms(x + a, len, 1, pc[p].e);
-            }
-            s = eq_ordsum_loop(x + a, (size_t)len, 1, s);
-        }
+        for (p = 0; p < ns; p++)
+            n = walk_piece(x, n, &pc[p], &s, s0, e0, rnd() % 4 == 0, 8, 64);
         /* the definition, and whether its sums were finite and not
          * negative */
         want_s = s0;
