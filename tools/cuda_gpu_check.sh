@@ -304,6 +304,10 @@ PY
         EXACTQUALITY_CUDA_FEDWALK=${fm%:*} EXACTQUALITY_CUDA_WALKCHAIN=${fm#*:} \
           run fed-kernels-${fm/:/-} 200 "$B/tests/checkkernels/checkkernels" --seed "$SEED" --only ordsum
       done
+      # the metrics' parity with both new forms on (the stage's flags cover
+      # the harness whatever the environment; the metrics follow it)
+      EXACTQUALITY_CUDA_FEDWALK=two EXACTQUALITY_CUDA_WALKCHAIN=on \
+        run fed-parity 200 "$B/tests/lib/test_cuda_parity" --seed "$SEED"
       for r in 1 2 3; do
         for fm in $forms; do
           for mode in record interleave; do
