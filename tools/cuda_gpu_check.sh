@@ -308,6 +308,14 @@ PY
       # the harness whatever the environment; the metrics follow it)
       EXACTQUALITY_CUDA_FEDWALK=two EXACTQUALITY_CUDA_WALKCHAIN=on \
         run fed-parity 200 "$B/tests/lib/test_cuda_parity" --seed "$SEED"
+      # and the engine held to the rates tool's model with both on (records
+      # walked whole: the chain counts its records at once)
+      F=${FIX:-$PWD/../fix} RT=$B/tools/exactquality-ordsum-rates
+      EXACTQUALITY_CUDA_FEDWALK=two EXACTQUALITY_CUDA_WALKCHAIN=on \
+        run fed-rates-lady 200 $RT $F/lady_ref.yuv $F/lady_crf38.yuv 576 324 420 8 --device --label lady
+      EXACTQUALITY_CUDA_FEDWALK=two EXACTQUALITY_CUDA_WALKCHAIN=on \
+        run fed-rates-4k 200 $RT bench bench 3840 2160 420 8 --device --frames 1
+      grep -h '^device:' "$OUT"/fed-rates-*.log
       for r in 1 2 3; do
         for fm in $forms; do
           for mode in record interleave; do

@@ -711,6 +711,10 @@ static int dev_n;
 static size_t dev_made, dev_whole, dev_failed; /* the model's, this launch */
 static long dev_launches, dev_sums, dev_differ, dev_model_diff;
 static size_t dev_plan_diff, dev_plan_chunks, dev_tot[2][3]; /* [model, device][made, whole, failed] */
+/* the small walk's forms that the environment names (EQ_CUDA_FEDWALK_ENV
+ * "two" or "end", EQ_CUDA_WALKCHAIN_ENV "on"), which the stage takes from
+ * its flags only */
+static int dev_walk_flags;
 
 static void dev_add(const double *x, size_t n, int kind, int copy, int m, int k, int scale,
                     int ch)
@@ -762,8 +766,10 @@ static void dev_flush(int fused)
     part.seg_len = malloc(total * sizeof(int));
     if (!part.chunk_sum || !part.plan || !part.runs || !part.seg || !part.seg_len)
         exit(2);
-    int err = eq_cuda_stage_ordsum(dev_cuda, cases, dev_n, fused ? EQ_CUDA_STAGE_SUM_FUSED : 0,
-                                   sums, &part);
+    const int fed = dev_walk_flags & (EQ_CUDA_STAGE_SUM_FED | EQ_CUDA_STAGE_SUM_FED_END);
+    const int flags = (fused ? EQ_CUDA_STAGE_SUM_FUSED | fed : 0) |
+                      (dev_walk_flags & EQ_CUDA_STAGE_SUM_CHAIN);
+    int err = eq_cuda_stage_ordsum(dev_cuda, cases, dev_n, flags, sums, &part);
     if (err < 0) {
         fprintf(stderr, "exactquality-ordsum-rates: the device's launch failed: %s\n",
                 eq_strerror(err));
@@ -1254,7 +1260,9 @@ static void usage(FILE *f)
                "                  record or prewalked no first chunk (for the tests)\n"
                "  --device        each launch also on the CUDA engine, held to the loop\n"
                "                  and to the model (plans, split records made, walked\n"
-               "                  whole, handed to the block); exit 77 without a device\n"
+               "                  whole, handed to the block); exit 77 without a device;\n"
+               "                  the small walk's forms that EXACTQUALITY_CUDA_FEDWALK\n"
+               "                  and EXACTQUALITY_CUDA_WALKCHAIN name\n"
                "REF and DIST `bench` (W H 420 8): tools/bench_cuda's generated pairs\n"
                "(pair k: tests/common/framegen.h, fill 1000 + k, distortion 2000 + k),\n"
                "--frames of them (default 1).\n"
@@ -1331,6 +1339,11 @@ int main(int argc, char **argv)
             printf("exactquality-ordsum-rates: no CUDA device (%s): skipped\n", why);
             return 77;
         }
+        const char *fed = getenv(EQ_CUDA_FEDWALK_ENV), *chain = getenv(EQ_CUDA_WALKCHAIN_ENV);
+        dev_walk_flags = (fed && !strcmp(fed, "two")   ? EQ_CUDA_STAGE_SUM_FED
+                          : fed && !strcmp(fed, "end") ? EQ_CUDA_STAGE_SUM_FED_END
+                                                       : 0) |
+                         (chain && !strcmp(chain, "on") ? EQ_CUDA_STAGE_SUM_CHAIN : 0);
         eq_settings_init(&ds);
         int err = eq_cuda_open(&dev_cuda, &ds, &dlog);
         if (err < 0) {
