@@ -1025,6 +1025,61 @@ EQ_HD static inline int eq_ord_walk_chain(double *s, const EqOrdPiece *p, int n)
     return ok;
 }
 
+/*
+ * A chunk that crosses one binade, walked from lane runs under two binades
+ * (docs/cuda.md, "Open work": a design for the device's split block, whose
+ * record this is; not yet on the device). The chunk's terms x[0 .. n-1]
+ * lie in `lanes` lanes of `per` terms (lane l: x[l per ..], n <= lanes
+ * per); P[l] is the composition of lanes 0 .. l's runs under binade e0,
+ * S[l] that of lanes l + 1 .. lanes-1 under e0 + 1 (S[lanes-1] empty).
+ * From the exact sum *s: the most lanes k whose prefix P[k-1] passes the
+ * checked apply, by a binary search (a longer prefix's check covers every
+ * shorter one's prefixes, so the k that pass are those up to the first
+ * that fails; none is k = 0), then lane k's terms by the loop's own adds
+ * (the crossing is among them), then S[k] under e0 + 1, checked. Returns
+ * -1 with *s the loop's sum over all n terms, or the index of the first
+ * term not added, *s exact before it (S's check failed: a second crossing,
+ * or none; the caller adds the rest).
+ */
+EQ_HD static inline int eq_ord_walk_cross(double *s, const EqOrdRun *P, const EqOrdRun *S, int e0,
+                                          const double *x, int n, int lanes, int per)
+{
+    int lo = 0, hi = lanes + 1, i, end;
+    double t;
+    while (hi - lo > 1) {
+        const int mid = (lo + hi) / 2;
+        double u = *s;
+#if EQ_ORDSUM_MUTATION == 14
+        if (eq_ord_apply(&u, &P[mid - 1], e0) || mid == lo + 1) /* mutation: one lane too many */
+#else
+        if (eq_ord_apply(&u, &P[mid - 1], e0))
+#endif
+            lo = mid;
+        else
+            hi = mid;
+    }
+    t = *s;
+    if (lo > 0)
+        (void)eq_ord_apply(&t, &P[lo - 1], e0);
+    if (lo == lanes || lo * per >= n) {
+        *s = t;
+        return -1;
+    }
+    end = (lo + 1) * per < n ? (lo + 1) * per : n;
+#if EQ_ORDSUM_MUTATION == 15
+    for (i = lo * per; i < end - 1; i++) /* mutation: the lane's last term left out */
+#else
+    for (i = lo * per; i < end; i++)
+#endif
+        t += x[i]; /* the loop's own add */
+    if (end >= n || eq_ord_apply(&t, &S[lo], e0 + 1)) {
+        *s = t;
+        return -1;
+    }
+    *s = t;
+    return end;
+}
+
 /* A segment starts at chunk c when c is the first chunk of an aligned group
  * of chunks_per_segment chunks, when its planned binade differs from the
  * previous chunk's, or when either is planned term by term. */

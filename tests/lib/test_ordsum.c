@@ -834,6 +834,73 @@ static void chain_walks(long rounds)
     CHECK(ok_n > rounds / 8 && refused > rounds / 8 && unfinite > rounds / 1000);
 }
 
+/* Crossing chunks walked from lane runs under two binades
+ * (eq_ord_walk_cross): 32 lanes of 32 terms (the last chunk of a sum one
+ * time in eight: fewer), from a start near the top of its binade e0, terms
+ * that carry the sum over 2^(e0+1) about half way (one time in eight far
+ * enough to cross twice, one time in eight too little to cross, one time in
+ * twelve a start outside e0; exact halves, zeros and small terms mixed in,
+ * now and then a negative one). P and S from each lane's terms pushed one
+ * by one (eq_ord_run_terms). Held to the loop: -1 and the loop's sum over
+ * all terms, or an index and the loop's sum over the terms before it. */
+static void cross_chunks(long rounds)
+{
+    enum { LANES = 32, PER = 32 };
+    long k, whole = 0, handed = 0, plain = 0, mismatches = 0;
+    for (k = 0; k < rounds; k++) {
+        double x[LANES * PER], s0, s, want;
+        EqOrdRun lane[LANES], P[LANES], S[LANES];
+        const int e0 = (int)(rnd() % 81) - 40;
+        const int n = rnd() % 8 ? LANES * PER : 1 + (int)(rnd() % (LANES * PER));
+        const unsigned how = (unsigned)(rnd() % 8);
+        int i, l, got;
+        /* the start: 2^e0 (2 - d), d small; the terms' total about
+         * 2^e0 times 2d (one crossing), 2^e0 times 2 (two) or d / 4 (none) */
+        const double d = ldexp(1.0 + rnd01(), -(int)(rnd() % 16) - 4);
+        s0 = ldexp(2.0 - d, e0);
+        s0 = rnd() % 12 == 0 ? ldexp(1.0 + rnd01(), e0 + 2) : s0;
+        const double total = ldexp(how == 0 ? 2.5 : how == 1 ? d / 4.0 : 2.0 * d, e0);
+        const double u = ldexp(1.0, e0 - 52);
+        for (i = 0; i < n; i++) {
+            const unsigned kind = (unsigned)(rnd() % 16);
+            if (kind == 0)
+                x[i] = u * (double)(2 * (rnd() % 64) + 1) / 2.0; /* an exact half */
+            else if (kind == 1)
+                x[i] = 0.0;
+            else if (kind == 2)
+                x[i] = -u * (double)(rnd() % 1000);
+            else
+                x[i] = total / n * (0.5 + rnd01());
+        }
+        for (l = 0; l < LANES; l++) {
+            const int a = l * PER < n ? l * PER : n, b = (l + 1) * PER < n ? (l + 1) * PER : n;
+            lane[l] = eq_ord_run_terms(x + a, b - a, 1, e0);
+            P[l] = l ? eq_ord_compose(P[l - 1], lane[l]) : lane[l];
+        }
+        S[LANES - 1] = eq_ord_empty();
+        for (l = LANES - 2; l >= 0; l--) {
+            const int a = (l + 1) * PER < n ? (l + 1) * PER : n;
+            const int b = (l + 2) * PER < n ? (l + 2) * PER : n;
+            S[l] = eq_ord_compose(eq_ord_run_terms(x + a, b - a, 1, e0 + 1), S[l + 1]);
+        }
+        s = s0;
+        got = eq_ord_walk_cross(&s, P, S, e0, x, n, LANES, PER);
+        want = eq_ordsum_loop(x, (size_t)(got < 0 ? n : got), 1, s0);
+        if ((!same_bits(s, want) || got > n || got == 0) && mismatches++ < 3)
+            printf("cross chunk %ld: n=%d e0=%d s0=%a: walk %d %a, loop %a\n", k, n, e0, s0, got,
+                   s, want);
+        CHECK(same_bits(s, want));
+        CHECK(got < 0 || (got > 0 && got <= n));
+        whole += got < 0;
+        handed += got >= 0;
+        plain += eq_ord_binade(s0) != e0;
+    }
+    printf("cross chunks: %ld, %ld walked whole, %ld handed on (%ld starts outside e0), %ld "
+           "mismatches\n",
+           rounds, whole, handed, plain, mismatches);
+    CHECK(whole > rounds / 2 && handed > rounds / 20);
+}
+
 /* ------------------------------------------------------------------ */
 /* 3. The pipeline against the loop                                     */
 
@@ -1278,5 +1345,6 @@ int main(void)
     rising_stretches(3000);
     short_records(200000);
     chain_walks(100000);
+    cross_chunks(20000);
     return eqtest_done();
 }
