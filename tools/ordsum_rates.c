@@ -99,6 +99,9 @@ typedef struct Tally {
     size_t sp_records, sp_fast, sp_pieces, sp_pieces_max, sp_negative, sp_over;
     /* records of at most EQ_ORD_SHORT_PIECES pieces; in the small walk, of more */
     size_t sp_short, sp_small_long;
+    /* of the records walked, those of one binade crossing, and those that
+     * lane runs under two binades would walk whole (DevCount) */
+    size_t sp_cross_one, sp_cross_whole;
     /* the sums themselves: mean (sum / n) range, negative sums */
     double mean_lo, mean_hi;
     size_t negative;
@@ -241,6 +244,11 @@ static void device_plan(const double *chunk_sum, size_t nch, int *plan, double *
 typedef struct DevCount {
     size_t zero, failed, prewalked, records, rec_failed, seg_tried, seg_applied, checks, scans,
         plain;
+    /* the records walked: those whose plan's prefixes cross one binade,
+     * and of those, the ones eq_ord_walk_cross would walk whole from the
+     * same start (the design for the device's split block, docs/cuda.md
+     * "Open work": counted beside the walk, which they do not change) */
+    size_t cross_one, cross_whole;
 } DevCount;
 
 /* The device fuses a launch of sums (eq_cuda_fused_launch, exact mode):
@@ -423,9 +431,37 @@ static int split_walk_model(double *s, const double *v, int count, const SplitRe
  * it failed (a record's failed piece; else its first), by block_exact_add.
  * With `prewalk` (a fused launch) a first chunk planned term by term is
  * added before, with the plain adds from +0.0. */
+/* What a record of lane runs under two binades would do for chunk terms
+ * v[0 .. count-1] from the exact sum s, the plan's prefixes before and
+ * after the chunk being approx and approx + cs (DevCount's cross fields). */
+static void cross_model(double s, const double *v, int count, double approx, double cs,
+                        DevCount *dc)
+{
+    enum { LANES = 32, PER = 32 };
+    const int e0 = eq_ord_binade(approx), e1 = eq_ord_binade(approx + cs);
+    if (e0 == EQ_ORD_NONE || e1 != e0 + 1)
+        return;
+    EqOrdRun P[LANES], S[LANES];
+    for (int l = 0; l < LANES; l++) {
+        const int a = l * PER < count ? l * PER : count;
+        const int b = (l + 1) * PER < count ? (l + 1) * PER : count;
+        const EqOrdRun r = eq_ord_run_terms(v + a, b - a, 1, e0);
+        P[l] = l ? eq_ord_compose(P[l - 1], r) : r;
+    }
+    S[LANES - 1] = eq_ord_empty();
+    for (int l = LANES - 2; l >= 0; l--) {
+        const int a = (l + 1) * PER < count ? (l + 1) * PER : count;
+        const int b = (l + 2) * PER < count ? (l + 2) * PER : count;
+        S[l] = eq_ord_compose(eq_ord_run_terms(v + a, b - a, 1, e0 + 1), S[l + 1]);
+    }
+    dc->cross_one++;
+    dc->cross_whole += eq_ord_walk_cross(&s, P, S, e0, v, count, LANES, PER) < 0;
+}
+
 static double device_walk(const double *x, size_t n, const int *plan, const EqOrdRun *runs,
                           const EqOrdRun *seg, const int *seg_len, const unsigned char *zero,
-                          const SplitRec *recs, int prewalk, DevCount *dc)
+                          const SplitRec *recs, int prewalk, const double *approx,
+                          const double *chunk_sum, DevCount *dc)
 {
     size_t ct = eq_ordsum_chunk_terms(&layout), nch = eq_ordsum_nchunks(n, &layout);
     double sum = 0.0;
@@ -465,6 +501,7 @@ static double device_walk(const double *x, size_t n, const int *plan, const EqOr
                     const size_t first = k * ct;
                     const int count = (int)(n - first < ct ? n - first : ct);
                     dc->records++;
+                    cross_model(sum, x + first, count, approx[k], chunk_sum[k], dc);
                     pos0 = split_walk_model(&sum, x + first, count, &recs[k], dc);
                     if (pos0 >= 0) {
                         dc->rec_failed++;
@@ -626,7 +663,7 @@ static void measure(const double *x, size_t n, int m, int kind, int scale, int c
     }
     memset(&dc, 0, sizeof(dc));
     dev = device_walk(x, n, scr.plan, scr.runs, scr.seg, scr.seg_len, scr.zero, scr.recs,
-                      launch_fused, &dc);
+                      launch_fused, scr.approx, scr.chunk_sum, &dc);
     if (!same_bits(loop, dev))
         mismatch("device walk model", m, kind, scale, ch, loop, dev);
 
@@ -681,6 +718,8 @@ static void measure(const double *x, size_t n, int m, int kind, int scale, int c
         t->sp_over += sp_over;
         t->sp_short += sp_short;
         t->sp_small_long += sp_small_long;
+        t->sp_cross_one += dc.cross_one;
+        t->sp_cross_whole += dc.cross_whole;
     }
 }
 
@@ -1225,13 +1264,13 @@ static void print_split_row(const char *label, const char *kind, const char *sca
                             const Tally *t)
 {
     printf("| %s | %s | %s | %zu | %zu | %.2f | %zu (%.2f %%) | %.2f | %zu | %zu (%.2f %%) | %zu "
-           "| %zu | %zu |\n",
+           "| %zu | %zu | %zu / %zu |\n",
            label, kind, scale, t->sums, t->sp_records,
            t->sums ? (double)t->sp_records / (double)t->sums : 0.0, t->sp_fast,
            pct(t->sp_fast, t->sp_records),
            t->sp_records ? (double)t->sp_pieces / (double)t->sp_records : 0.0, t->sp_pieces_max,
            t->sp_short, pct(t->sp_short, t->sp_records), t->sp_small_long, t->sp_negative,
-           t->sp_over);
+           t->sp_over, t->sp_cross_whole, t->sp_cross_one);
 }
 
 /* --splits: the device's split records per metric and sum kind. */
@@ -1239,8 +1278,9 @@ static void print_split_table(const char *label, int by_scale)
 {
     printf("| fixture | metric / sum | scale | sums | split records | a sum | on the block's fast "
            "path | pieces a record | most pieces | of at most 4 pieces | in the small walk, of "
-           "more | with a negative term | chunks of over 32 pieces |\n");
-    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+           "more | with a negative term | chunks of over 32 pieces | one crossing: walked whole by "
+           "lane runs / all |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     print_rows(label, by_scale, print_split_row);
 }
 

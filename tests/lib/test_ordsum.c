@@ -855,7 +855,7 @@ static void cross_chunks(long rounds)
         const unsigned how = (unsigned)(rnd() % 8);
         int i, l, got;
         /* the start: 2^e0 (2 - d), d small; the terms' total about
-         * 2^e0 times 2d (one crossing), 2^e0 times 2 (two) or d / 4 (none) */
+         * 2^e0 times 2d (one crossing), 2.5 (two) or d / 4 (none) */
         const double d = ldexp(1.0 + rnd01(), -(int)(rnd() % 16) - 4);
         s0 = ldexp(2.0 - d, e0);
         s0 = rnd() % 12 == 0 ? ldexp(1.0 + rnd01(), e0 + 2) : s0;
