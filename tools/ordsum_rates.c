@@ -442,18 +442,7 @@ static void cross_model(double s, const double *v, int count, double approx, dou
     if (e0 == EQ_ORD_NONE || e1 != e0 + 1)
         return;
     EqOrdRun P[LANES], S[LANES];
-    for (int l = 0; l < LANES; l++) {
-        const int a = l * PER < count ? l * PER : count;
-        const int b = (l + 1) * PER < count ? (l + 1) * PER : count;
-        const EqOrdRun r = eq_ord_run_terms(v + a, b - a, 1, e0);
-        P[l] = l ? eq_ord_compose(P[l - 1], r) : r;
-    }
-    S[LANES - 1] = eq_ord_empty();
-    for (int l = LANES - 2; l >= 0; l--) {
-        const int a = (l + 1) * PER < count ? (l + 1) * PER : count;
-        const int b = (l + 2) * PER < count ? (l + 2) * PER : count;
-        S[l] = eq_ord_compose(eq_ord_run_terms(v + a, b - a, 1, e0 + 1), S[l + 1]);
-    }
+    eq_ord_cross_record(v, count, LANES, PER, e0, P, S);
     dc->cross_one++;
     dc->cross_whole += eq_ord_walk_cross(&s, P, S, e0, v, count, LANES, PER) < 0;
 }

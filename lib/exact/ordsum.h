@@ -943,6 +943,24 @@ EQ_HD static inline int eq_ord_walk_record(double *s, const EqOrdPiece *p, int n
     return -1;
 }
 
+/* One step of a chain of sums (eq_ord_walk_short's first pass,
+ * eq_ord_walk_chain): the sum after piece p, its run being `run`, from y:
+ * a run piece's by eq_ord_apply_try_pos, *good its check; a crossing
+ * piece's by the loop's own add of its term, *good 1. */
+EQ_HD static inline double eq_ord_chain_step(double y, const EqOrdRun *run, const EqOrdPiece *p,
+                                             int *good)
+{
+    const int cross = p->e == EQ_ORD_CROSS;
+    double next;
+    const int g = eq_ord_apply_try_pos(y, run, p->e, &next);
+    *good = cross || g;
+#if EQ_ORDSUM_MUTATION == 11
+    return cross ? y : next; /* mutation: the crossing term left out */
+#else
+    return cross ? y + p->x : next;
+#endif
+}
+
 /* The most pieces eq_ord_walk_short takes. */
 #define EQ_ORD_SHORT_PIECES 4
 
@@ -962,18 +980,12 @@ EQ_HD static inline int eq_ord_walk_short(double *s, const EqOrdPiece *p, int np
     for (k = 0; k < EQ_ORD_SHORT_PIECES; k++) {
         if (k < np) {
             const EqOrdRun run = k == poison ? eq_ord_poison() : p[k].run;
-            const int cross = p[k].e == EQ_ORD_CROSS;
-            double next;
-            const int good = eq_ord_apply_try_pos(y, &run, p[k].e, &next);
+            int good;
+            y = eq_ord_chain_step(y, &run, &p[k], &good);
 #if EQ_ORDSUM_MUTATION == 10
-            ok &= cross || good || 1; /* mutation: the first pass's checks ignored */
+            ok &= good || 1; /* mutation: the first pass's checks ignored */
 #else
-            ok &= cross || good;
-#endif
-#if EQ_ORDSUM_MUTATION == 11
-            y = cross ? y : next; /* mutation: the crossing term left out */
-#else
-            y = cross ? y + p[k].x : next;
+            ok &= good;
 #endif
         }
     }
@@ -1006,18 +1018,14 @@ EQ_HD static inline int eq_ord_walk_chain(double *s, const EqOrdPiece *p, int n)
     double y = *s;
     int ok = eq_exp_field(y) != 0x7ff, k;
     for (k = 0; k < n; k++) {
-        const int cross = p[k].e == EQ_ORD_CROSS;
-        double next;
-        const int good = eq_ord_apply_try_pos(y, &p[k].run, p[k].e, &next);
+        int good;
+        y = eq_ord_chain_step(y, &p[k].run, &p[k], &good);
 #if EQ_ORDSUM_MUTATION == 12
-        y = cross ? y + p[k].x : next;
-        ok &= cross || good || k == n - 1; /* mutation: the last step's check ignored */
+        ok &= good || k == n - 1; /* mutation: the last step's check ignored */
 #elif EQ_ORDSUM_MUTATION == 13
-        y = cross ? y + p[k].x : next;
-        ok &= good || cross; /* mutation: a crossing sum's finiteness not checked */
+        ok &= good; /* mutation: a crossing sum's finiteness not checked */
 #else
-        y = cross ? y + p[k].x : next;
-        ok &= cross ? eq_exp_field(y) != 0x7ff : good;
+        ok &= good && (p[k].e != EQ_ORD_CROSS || eq_exp_field(y) != 0x7ff);
 #endif
     }
     if (ok)
@@ -1041,6 +1049,29 @@ EQ_HD static inline int eq_ord_walk_chain(double *s, const EqOrdPiece *p, int n)
  * term not added, *s exact before it (S's check failed: a second crossing,
  * or none; the caller adds the rest).
  */
+/* eq_ord_walk_cross's record for the terms x[0 .. n-1] in `lanes` lanes of
+ * `per` terms: P[l], lanes 0 .. l's runs under e0 composed in order; S[l],
+ * lanes l + 1 .. lanes-1's under e0 + 1 (S[lanes-1] the empty run). Each
+ * lane's run its terms pushed one by one: the runs' definition, for the
+ * host's model and tests (composition is associative, so the device may
+ * group them as it likes). */
+EQ_HD static inline void eq_ord_cross_record(const double *x, int n, int lanes, int per, int e0,
+                                             EqOrdRun *P, EqOrdRun *S)
+{
+    int l;
+    for (l = 0; l < lanes; l++) {
+        const int a = l * per < n ? l * per : n, b = (l + 1) * per < n ? (l + 1) * per : n;
+        const EqOrdRun r = eq_ord_run_terms(x + a, b - a, 1, e0);
+        P[l] = l ? eq_ord_compose(P[l - 1], r) : r;
+    }
+    S[lanes - 1] = eq_ord_empty();
+    for (l = lanes - 2; l >= 0; l--) {
+        const int a = (l + 1) * per < n ? (l + 1) * per : n;
+        const int b = (l + 2) * per < n ? (l + 2) * per : n;
+        S[l] = eq_ord_compose(eq_ord_run_terms(x + a, b - a, 1, e0 + 1), S[l + 1]);
+    }
+}
+
 EQ_HD static inline int eq_ord_walk_cross(double *s, const EqOrdRun *P, const EqOrdRun *S, int e0,
                                           const double *x, int n, int lanes, int per)
 {

@@ -840,20 +840,20 @@ static void chain_walks(long rounds)
  * that carry the sum over 2^(e0+1) about half way (one time in eight far
  * enough to cross twice, one time in eight too little to cross, one time in
  * twelve a start outside e0; exact halves, zeros and small terms mixed in,
- * now and then a negative one). P and S from each lane's terms pushed one
- * by one (eq_ord_run_terms). Held to the loop: -1 and the loop's sum over
- * all terms, or an index and the loop's sum over the terms before it. */
+ * now and then a negative one), P and S by eq_ord_cross_record. Held to
+ * the loop: -1 and the loop's sum over all terms, or an index and the
+ * loop's sum over the terms before it. */
 static void cross_chunks(long rounds)
 {
     enum { LANES = 32, PER = 32 };
     long k, whole = 0, handed = 0, plain = 0, mismatches = 0;
     for (k = 0; k < rounds; k++) {
         double x[LANES * PER], s0, s, want;
-        EqOrdRun lane[LANES], P[LANES], S[LANES];
+        EqOrdRun P[LANES], S[LANES];
         const int e0 = (int)(rnd() % 81) - 40;
         const int n = rnd() % 8 ? LANES * PER : 1 + (int)(rnd() % (LANES * PER));
         const unsigned how = (unsigned)(rnd() % 8);
-        int i, l, got;
+        int i, got;
         /* the start: 2^e0 (2 - d), d small; the terms' total about
          * 2^e0 times 2d (one crossing), 2.5 (two) or d / 4 (none) */
         const double d = ldexp(1.0 + rnd01(), -(int)(rnd() % 16) - 4);
@@ -872,17 +872,7 @@ static void cross_chunks(long rounds)
             else
                 x[i] = total / n * (0.5 + rnd01());
         }
-        for (l = 0; l < LANES; l++) {
-            const int a = l * PER < n ? l * PER : n, b = (l + 1) * PER < n ? (l + 1) * PER : n;
-            lane[l] = eq_ord_run_terms(x + a, b - a, 1, e0);
-            P[l] = l ? eq_ord_compose(P[l - 1], lane[l]) : lane[l];
-        }
-        S[LANES - 1] = eq_ord_empty();
-        for (l = LANES - 2; l >= 0; l--) {
-            const int a = (l + 1) * PER < n ? (l + 1) * PER : n;
-            const int b = (l + 2) * PER < n ? (l + 2) * PER : n;
-            S[l] = eq_ord_compose(eq_ord_run_terms(x + a, b - a, 1, e0 + 1), S[l + 1]);
-        }
+        eq_ord_cross_record(x, n, LANES, PER, e0, P, S);
         s = s0;
         got = eq_ord_walk_cross(&s, P, S, e0, x, n, LANES, PER);
         want = eq_ordsum_loop(x, (size_t)(got < 0 ? n : got), 1, s0);
