@@ -1368,11 +1368,13 @@ int main(int argc, char **argv)
             printf("exactquality-ordsum-rates: no CUDA device (%s): skipped\n", why);
             return 77;
         }
-        const char *fed = getenv(EQ_CUDA_FEDWALK_ENV), *chain = getenv(EQ_CUDA_WALKCHAIN_ENV);
-        dev_walk_flags = (fed && !strcmp(fed, "two")   ? EQ_CUDA_STAGE_SUM_FED
-                          : fed && !strcmp(fed, "end") ? EQ_CUDA_STAGE_SUM_FED_END
-                                                       : 0) |
-                         (chain && !strcmp(chain, "on") ? EQ_CUDA_STAGE_SUM_CHAIN : 0);
+        const int fed = eq_cuda_fedwalk_form(getenv(EQ_CUDA_FEDWALK_ENV));
+        dev_walk_flags = (fed == 2   ? EQ_CUDA_STAGE_SUM_FED
+                          : fed == 1 ? EQ_CUDA_STAGE_SUM_FED_END
+                                     : 0) |
+                         (eq_cuda_walkchain_form(getenv(EQ_CUDA_WALKCHAIN_ENV))
+                              ? EQ_CUDA_STAGE_SUM_CHAIN
+                              : 0);
         eq_settings_init(&ds);
         int err = eq_cuda_open(&dev_cuda, &ds, &dlog);
         if (err < 0) {

@@ -214,13 +214,8 @@ extern "C" int eq_cuda_open(EqCuda **out, const EqSettings *settings, const EqLo
         cuda->prewalk = !(prewalk && !strcmp(prewalk, "off"));
         const char *early = getenv(EQ_CUDA_EARLYWALK_ENV);
         cuda->early_walk = !(early && !strcmp(early, "off"));
-        const char *chain = getenv(EQ_CUDA_WALKCHAIN_ENV);
-        cuda->walk_chain = chain && !strcmp(chain, "on");
-        const char *fed = getenv(EQ_CUDA_FEDWALK_ENV);
-        cuda->fed_walk = !fed                  ? 0
-                         : !strcmp(fed, "two") ? 2
-                         : !strcmp(fed, "end") ? 1
-                                               : 0;
+        cuda->walk_chain = eq_cuda_walkchain_form(getenv(EQ_CUDA_WALKCHAIN_ENV));
+        cuda->fed_walk = eq_cuda_fedwalk_form(getenv(EQ_CUDA_FEDWALK_ENV));
         const char *fwait = getenv(EQ_CUDA_FUSEDWAIT_ENV);
         cuda->fused_wait_warp = !(fwait && !strcmp(fwait, "thread"));
         const char *lean = getenv(EQ_CUDA_LEANWALK_ENV);

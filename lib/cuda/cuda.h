@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -143,6 +144,16 @@ static inline int eq_cuda_small_walk(long long most_chunks)
  * step as before. The default ("off") is that walk alone: the chain
  * (session 26) has not yet run on a GPU. The same bits each way. */
 #define EQ_CUDA_WALKCHAIN_ENV "EXACTQUALITY_CUDA_WALKCHAIN"
+/* The small walk's forms a value of those two variables names: fed 2
+ * ("two"), 1 ("end") or 0; chain 1 ("on") or 0. */
+static inline int eq_cuda_fedwalk_form(const char *v)
+{
+    return !v ? 0 : !strcmp(v, "two") ? 2 : !strcmp(v, "end") ? 1 : 0;
+}
+static inline int eq_cuda_walkchain_form(const char *v)
+{
+    return v && !strcmp(v, "on");
+}
 /* The small walk (launches whose sums have at most 256 chunks) copies the
  * first words of its split records to shared memory while it forms its
  * segments, and walks a record of at most 4 pieces (SSIM's crossing

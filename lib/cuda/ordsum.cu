@@ -1268,7 +1268,7 @@ ord_small_chunks_kernel(const EqcSumTable *t, int *counters, double *chunk_sum,
         __threadfence();
         __syncthreads();
         if (tid == 0) {
-            if (FED == 2)
+            if (FED == 2 && e != EQ_ORD_NONE) /* else published after the plan */
                 st_release_u32(&run_ready[g], epoch);
             st_release_u32(&done[g], epoch);
         }
@@ -2199,12 +2199,7 @@ static int same_layout(const EqcSumTable *a, const EqcSumTable *b)
 
 /* ord_walk_small_kernel's forms: [fed][chain] (EQ_CUDA_FEDWALK_ENV,
  * EQ_CUDA_WALKCHAIN_ENV) */
-typedef void (*WalkSmallKernel)(const EqcSumTable *, const int *, const EqOrdRun *, EqOrdRun *,
-                                int *, const unsigned char *, unsigned char *, const int *,
-                                const EqCudaSplit *, int *, double *, int, int, int,
-                                const double *, int, const unsigned *, const unsigned *,
-                                unsigned);
-static const WalkSmallKernel walk_small[3][2] = {
+static decltype(&ord_walk_small_kernel<0, 0>) const walk_small[3][2] = {
     { ord_walk_small_kernel<0, 0>, ord_walk_small_kernel<0, 1> },
     { ord_walk_small_kernel<1, 0>, ord_walk_small_kernel<1, 1> },
     { ord_walk_small_kernel<2, 0>, ord_walk_small_kernel<2, 1> },
@@ -2346,12 +2341,9 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
                           cudaMemsetAsync(chunk_sum, 0xff, (size_t)total * sizeof(double),
                                           stream));
             }
-            void (*const fk)(const EqcSumTable *, int *, double *, unsigned char *, int *,
-                             double *, EqOrdRun *, int *, EqCudaSplit *, int, unsigned *,
-                             unsigned, int, int, double *, int, int, int, unsigned *,
-                             unsigned *) = fed == 2   ? ord_small_chunks_kernel<2>
-                                           : fed == 1 ? ord_small_chunks_kernel<1>
-                                                      : ord_small_chunks_kernel<0>;
+            const auto fk = fed == 2   ? ord_small_chunks_kernel<2>
+                            : fed == 1 ? ord_small_chunks_kernel<1>
+                                       : ord_small_chunks_kernel<0>;
             fk<<<(unsigned)total, SPLIT_NT, 0, stream>>>(
                 dt, counters, chunk_sum, zero, plan, approx, runs, split_idx, pool, cap, ready,
                 cuda->sum_epoch, cuda->runs_no_fast, cuda->fused_late, first_sum,
