@@ -195,7 +195,7 @@ for s in $steps; do
       mut fedwait 's/    while (ld_acquire_u32(f) != epoch)/    while (0)/'
       mut chainok 's/            if (sh.next) {/            if (1) {/'
       mut chainrec 's/                cnt = sh.recs\[sh.slot\[c\]\].np, rec = 1;/                cnt = sh.recs[sh.slot[c]].np - 1, rec = 1;/'
-      mut chainseg 's/            if (len > 1 || (len == 1 \&\& !sh.zero\[c\] \&\& sh.plan\[c\] != EQ_ORD_NONE))/            if (len > 2 || (len == 1 \&\& !sh.zero[c] \&\& sh.plan[c] != EQ_ORD_NONE))/'
+      mut chainseg 's/            if (len > 1 || kind == WALK_RUN)/            if (len > 2 || kind == WALK_RUN)/'
       # the tie-free run's arithmetic (lib/exact/ordsum.h, eq_ord_run_scaled1),
       # red in the ordsum stage: one of its four interleaved totals left out,
       # no lane flagged for a negative term, no exact half flagged, no lane

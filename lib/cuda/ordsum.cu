@@ -910,28 +910,32 @@ static __device__ __forceinline__ void chunk_result(const double *mine, int nt, 
 
 /* A chunk past its sum's end (an empty sum's one chunk): the empty run,
  * or, planned term by term (by its zero prefix), the poisoned run and no
- * split record. */
+ * split record. !store_run: the run is stored already. */
 static __device__ __forceinline__ void empty_chunk(long long g, int e, EqOrdRun *runs,
-                                                   int *split_idx)
+                                                   int *split_idx, bool store_run = true)
 {
-    runs[g] = e == EQ_ORD_NONE ? eq_ord_poison() : eq_ord_empty();
+    if (store_run)
+        runs[g] = e == EQ_ORD_NONE ? eq_ord_poison() : eq_ord_empty();
     split_idx[g] = -1;
 }
 
 /* A chunk planned term by term, staged in `stage` for a block of SPLIT_NT
  * threads: its split record (split_chunk), none for a zero chunk or where
- * there is no pool; its run poisoned. Every thread of the block calls it. */
+ * there is no pool; its run poisoned (!store_run: stored already). Every
+ * thread of the block calls it. */
 static __device__ __forceinline__ void split_by_block(const double *stage, double approx,
                                                       bool nonzero, long long g,
                                                       EqOrdRun *runs, int *split_idx,
                                                       EqCudaSplit *pool, int pool_cap,
-                                                      int *counters, SplitShared *sh)
+                                                      int *counters, SplitShared *sh,
+                                                      bool store_run = true)
 {
     int slot = -1;
     if (nonzero && pool_cap > 0)
         slot = split_chunk<SPLIT_NT>(stage, approx, pool, pool_cap, counters, sh);
     if (threadIdx.x == 0) {
-        runs[g] = eq_ord_poison();
+        if (store_run)
+            runs[g] = eq_ord_poison();
         split_idx[g] = slot;
     }
 }
@@ -1237,10 +1241,12 @@ ord_small_chunks_kernel(const EqcSumTable *t, int *counters, double *chunk_sum,
             st_release_u32(&run_ready[g], epoch);
     }
 
-    /* the chunk's run, or its split record (as ord_runs_again_kernel) */
+    /* the chunk's run, or its split record (as ord_runs_again_kernel);
+     * FED 2 stored a poisoned run above */
+    const bool run_left = FED != 2 || e != EQ_ORD_NONE;
     if (count <= 0) {
         if (tid == 0)
-            empty_chunk(g, e, runs, split_idx);
+            empty_chunk(g, e, runs, split_idx, run_left);
     } else if (e == EQ_ORD_NONE && c == 0 && prewalk) {
         /* a sum's first chunk starts from +0.0, which is known: the loop
          * itself, here off the walk's chain, instead of a split record */
@@ -1250,12 +1256,13 @@ ord_small_chunks_kernel(const EqcSumTable *t, int *counters, double *chunk_sum,
             for (int i = 0; i < count; i++)
                 x += stage[(i >> 5) * RUNS_ROW + (i & 31)];
             first_sum[s] = x;
-            runs[g] = eq_ord_poison();
+            if (run_left)
+                runs[g] = eq_ord_poison();
             split_idx[g] = EQC_SPLIT_PREWALKED;
         }
     } else if (e == EQ_ORD_NONE) {
         split_by_block(stage, own_prefix, own_nz, g, runs, split_idx, pool, pool_cap, counters,
-                       &sh);
+                       &sh, run_left);
     } else if (warp == 0) {
         chunk_result(stage + lane * RUNS_ROW, min(max(count - lane * 32, 0), 32), e, g, no_fast,
                      approx, zero, runs, split_idx, pool, pool_cap, counters, lane);
@@ -1563,6 +1570,29 @@ static __device__ __forceinline__ int split_walk_lean(const EqCudaSplit *rec, do
     return eq_ord_walk_short(x, rec->p, np, lie_piece(np, lie));
 }
 
+/* walk_chunks' rules at chunk k where no segment of more than one chunk
+ * covers it, tried in this order: a zero chunk leaves a finite sum as it
+ * is; a planned chunk applies its run; a chunk planned term by term with a
+ * split record walks the record; any other is added by the block.
+ * walk_chunks tries the three tests in turn (macros, so that its code is
+ * what it was before the walk as one chain), the chain takes walk_kind,
+ * their order as a kind, for sums it knows to be finite. sh: the walk's
+ * shared records (zero, plan, split). */
+#define WALK_ZERO_AT(sh, k) ((sh).zero[k])
+#define WALK_RUN_AT(sh, k) ((sh).plan[k] != EQ_ORD_NONE)
+#define WALK_RECORD_AT(sh, k) ((sh).split[k] >= 0)
+
+enum { WALK_ZERO, WALK_RUN, WALK_RECORD, WALK_BLOCK };
+
+template <typename Sh>
+static __device__ __forceinline__ int walk_kind(const Sh &sh, int k)
+{
+    return WALK_ZERO_AT(sh, k)     ? WALK_ZERO
+           : WALK_RUN_AT(sh, k)    ? WALK_RUN
+           : WALK_RECORD_AT(sh, k) ? WALK_RECORD
+                                   : WALK_BLOCK;
+}
+
 /* Warp 0's walk over staged chunks k .. nb - 1 (every lane alike): each
  * segment's run with the checked apply; where a segment fails (or is one
  * chunk), its chunks one by one: a zero chunk leaves a finite s (never
@@ -1587,14 +1617,14 @@ static __device__ __forceinline__ int walk_chunks(const Sh &sh, int k, int nb, d
         }
         const int end = k + (len > 1 ? len : 1);
         while (k < end) {
-            if (sh.zero[k] && eq_exp_field(*x) != 0x7ff) {
+            if (WALK_ZERO_AT(sh, k) && eq_exp_field(*x) != 0x7ff) {
                 k++;
-            } else if (sh.plan[k] != EQ_ORD_NONE) {
+            } else if (WALK_RUN_AT(sh, k)) {
                 const EqOrdRun r = run_of(k);
                 if (!eq_ord_apply(x, &r, sh.plan[k]))
                     break;
                 k++;
-            } else if (sh.split[k] >= 0) {
+            } else if (WALK_RECORD_AT(sh, k)) {
                 const int sl = sh.slot[k];
                 /* lean 1: the kept records' first EQC_LEAN_WORDS words alone
                  * are in recs, and none has more pieces */
@@ -2051,13 +2081,15 @@ ord_walk_small_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *run
          * from the same start. */
         int cnt = 0, bad = 0, rec = 0;
         if (in && c >= c0) {
+            /* walk_kind's rules (the chain's sums are all finite) */
             const int len = sh.seg_len[c];
-            if (len > 1 || (len == 1 && !sh.zero[c] && sh.plan[c] != EQ_ORD_NONE))
+            const int kind = len == 1 ? walk_kind(sh, c) : WALK_ZERO;
+            if (len > 1 || kind == WALK_RUN)
                 cnt = 1;
-            else if (len == 1 && !sh.zero[c] && sh.split[c] >= 0 && sh.slot[c] >= 0)
+            else if (kind == WALK_RECORD && sh.slot[c] >= 0)
                 cnt = sh.recs[sh.slot[c]].np, rec = 1;
-            else if (len == 1 && !sh.zero[c])
-                bad = 1;
+            else if (kind != WALK_ZERO)
+                bad = 1; /* the block adds it, or its record is not in recs */
         }
         int inc = cnt;
         for (int o = 1; o < 32; o *= 2) {
