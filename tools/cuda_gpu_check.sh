@@ -6,13 +6,14 @@
 #
 #   tools/cuda_gpu_check.sh [steps]   steps: any of
 #       build kernels kernels-full errors parity parity-full fixtures memcheck racecheck
-#       bench bench-full bench4k threads upload mutation rates-device profile fedwalk, racecheck-ordsum
+#       bench bench-full bench4k threads upload mutation rates-device profile fedwalk fedbench,
+#       racecheck-ordsum
 #       racecheck-ssim-front racecheck-s2 (one stage of racecheck each), and kernels-plan
 #       parity-plan memcheck-plan bench-plan (the same with
 #       EXACTQUALITY_CUDA_WALK=plan; the default walk is seq), kernels-scan
 # upload: the copies of the banded upload (tools/bench_upload)
 # bench4k: 3840x2160 only, 50 frames; threads: SSIMULACRA2 at 1080p and 4K
-#   with 1, 2, 4, 8 concurrent scorers; mutation: the 45 mutants below, each
+#   with 1, 2, 4, 8 concurrent scorers; mutation: the 50 mutants below, each
 #   checkkernels built with one mutated line (in 7 copies of the tree at
 #   once, each run as soon as it is built; about 4 minutes on the H200), each
 #   of which must fail its stage; rates-device: exactquality-ordsum-rates
@@ -29,6 +30,13 @@ mkdir -p "$OUT"
 steps=${*:-build kernels errors parity memcheck racecheck bench}
 export PATH=$PATH:/usr/local/cuda/bin
 san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+
+set_forms() { # FED:CHAIN:CROSS, the small walk's forms for what follows (fedwalk)
+  local f=$1
+  export EXACTQUALITY_CUDA_FEDWALK=${f%%:*} EXACTQUALITY_CUDA_CROSSREC=${f##*:}
+  f=${f#*:}
+  export EXACTQUALITY_CUDA_WALKCHAIN=${f%:*}
+}
 
 run() { # name timeout cmd...
   local name=$1 t=$2; shift 2
@@ -196,6 +204,16 @@ for s in $steps; do
       mut chainok 's/            if (sh.next) {/            if (1) {/'
       mut chainrec 's/                cnt = sh.recs\[sh.slot\[c\]\].np, rec = 1;/                cnt = sh.recs[sh.slot[c]].np - 1, rec = 1;/'
       mut chainseg 's/            if (len > 1 || kind == WALK_RUN)/            if (len > 2 || kind == WALK_RUN)/'
+      # crossing records (EQ_CUDA_CROSSREC_ENV, session 27): the crossing
+      # lane's last term left out; the suffix's check ignored (red through
+      # the stage's poisoned suffixes); a record formed before the wait kept
+      # whatever its binade; no binade kept for the next launch (none formed
+      # before the wait); the prefixes composed in the wrong order
+      mut crosslane 's/    for (int i = a; i < end; i++)/    for (int i = a; i < end - 1; i++)/'
+      mut crossok 's/    return ok ? -1 : end;/    return -1;/'
+      mut crossearly 's/        if (crossed \&\& e0 != early_e0)/        if (crossed \&\& early_e0 == EQ_ORD_NONE)/'
+      mut crosskeep 's/            keep_e0\[g\] = e0;/            keep_e0[g] = EQ_ORD_NONE;/'
+      mut crossscan 's/                    r = eq_ord_compose(y, r);/                    r = eq_ord_compose(r, y);/'
       # the tie-free run's arithmetic (lib/exact/ordsum.h, eq_ord_run_scaled1),
       # red in the ordsum stage: one of its four interleaved totals left out,
       # no lane flagged for a negative term, no exact half flagged, no lane
@@ -294,45 +312,52 @@ PY
              done ;;
     bench-full) run bench 400 "$B/tools/bench_cuda" --frames 200 --warmup 20 --threads 4; cat "$OUT/bench.log" ;;
     fedwalk)
-      # the small walk's forms, FED:CHAIN (EXACTQUALITY_CUDA_FEDWALK: two, fed
-      # in two steps; end, at each chunk's end; off, after the fused kernel's
-      # end, the default. EXACTQUALITY_CUDA_WALKCHAIN: on, the walk as one
-      # chain; off, step by step, the default): the ordsum stage in each,
-      # then SSIM at 4K in three rounds, the forms in turn (record bench and
-      # --interleave), and at 1080p and 576x324; a summary line each
-      forms="off:off two:off off:on two:on end:off"
-      for fm in $forms; do
-        EXACTQUALITY_CUDA_FEDWALK=${fm%:*} EXACTQUALITY_CUDA_WALKCHAIN=${fm#*:} \
-          run fed-kernels-${fm/:/-} 200 "$B/tests/checkkernels/checkkernels" --seed "$SEED" --only ordsum
+      # the small walk's forms, FED:CHAIN:CROSS (EXACTQUALITY_CUDA_FEDWALK: two,
+      # fed in two steps; end, at each chunk's end; off, after the fused
+      # kernel's end, the default. EXACTQUALITY_CUDA_WALKCHAIN: on, the walk
+      # as one chain; off, step by step, the default.
+      # EXACTQUALITY_CUDA_CROSSREC: on, crossing records; off, the default).
+      # The ordsum stage sets the forms by its own flags whatever the
+      # environment (every form in every run): here again at two more
+      # seeds; the ssim stage, the parity test and the rates tool's model
+      # follow the environment, in each form. fedbench times them.
+      for sd in $((SEED + 1)) $((SEED + 2)); do
+        run fed-ordsum-$sd 300 "$B/tests/checkkernels/checkkernels" --seed "$sd" --only ordsum
       done
-      # the metrics' parity with both new forms on (the stage's flags cover
-      # the harness whatever the environment; the metrics follow it)
-      EXACTQUALITY_CUDA_FEDWALK=two EXACTQUALITY_CUDA_WALKCHAIN=on \
-        run fed-parity 200 "$B/tests/lib/test_cuda_parity" --seed "$SEED"
-      # and the engine held to the rates tool's model with both on (records
-      # walked whole: the chain counts its records at once)
       F=${FIX:-$PWD/../fix} RT=$B/tools/exactquality-ordsum-rates
-      EXACTQUALITY_CUDA_FEDWALK=two EXACTQUALITY_CUDA_WALKCHAIN=on \
-        run fed-rates-lady 200 $RT $F/lady_ref.yuv $F/lady_crf38.yuv 576 324 420 8 --device --label lady
-      EXACTQUALITY_CUDA_FEDWALK=two EXACTQUALITY_CUDA_WALKCHAIN=on \
-        run fed-rates-4k 200 $RT bench bench 3840 2160 420 8 --device --frames 1
-      grep -h '^device:' "$OUT"/fed-rates-*.log
-      for r in 1 2 3; do
+      for fm in two:on:off two:off:on off:off:on end:off:on; do
+        set_forms $fm
+        n=${fm//:/-}
+        run fed-ssim-$n 200 "$B/tests/checkkernels/checkkernels" --seed "$SEED" --only ssim
+        run fed-parity-$n 300 "$B/tests/lib/test_cuda_parity" --seed "$SEED"
+        run fed-rates-lady-$n 200 $RT $F/lady_ref.yuv $F/lady_crf38.yuv 576 324 420 8 --device --label lady
+        run fed-rates-4k-$n 200 $RT bench bench 3840 2160 420 8 --device --frames 2
+        grep -h '^device:' "$OUT"/fed-rates-*-$n.log | sed "s/^/forms $fm: /"
+        set_forms off:off:off
+      done ;;
+    fedbench)
+      # SSIM at 4K in two rounds of the forms in turn (record bench and
+      # --interleave), then at 1080p and 576x324; a summary line each
+      forms="off:off:off two:off:off off:on:off two:on:off two:off:on off:off:on"
+      for r in 1 2; do
         for fm in $forms; do
+          set_forms $fm
           for mode in record interleave; do
             extra=; [ $mode = interleave ] && extra=--interleave
-            L="$OUT/fed-$mode-${fm/:/-}-$r.log"
-            EXACTQUALITY_CUDA_FEDWALK=${fm%:*} EXACTQUALITY_CUDA_WALKCHAIN=${fm#*:} timeout 120 \
-              "$B/tools/bench_cuda" --sizes 3840x2160 --metrics ssim --frames 200 --warmup 20 $extra > "$L" 2>&1
-            printf 'walk %-7s %-10s round %d: %s\n' $fm $mode $r "$(grep -E ' device ' "$L" | head -1)"
+            L="$OUT/fed-$mode-${fm//:/-}-$r.log"
+            timeout 120 "$B/tools/bench_cuda" --sizes 3840x2160 --metrics ssim --frames 200 \
+              --warmup 20 $extra > "$L" 2>&1
+            printf 'walk %-11s %-10s round %d: %s\n' $fm $mode $r "$(grep -E ' device ' "$L" | head -1)"
           done
         done
       done
-      for fm in off:off two:on; do
-        L="$OUT/fed-small-${fm/:/-}.log"
-        EXACTQUALITY_CUDA_FEDWALK=${fm%:*} EXACTQUALITY_CUDA_WALKCHAIN=${fm#*:} timeout 120 \
-          "$B/tools/bench_cuda" --sizes 576x324,1920x1080 --metrics ssim --frames 200 --warmup 20 > "$L" 2>&1
+      for fm in off:off:off two:on:off two:off:on; do
+        set_forms $fm
+        L="$OUT/fed-small-${fm//:/-}.log"
+        timeout 120 "$B/tools/bench_cuda" --sizes 576x324,1920x1080 --metrics ssim --frames 200 \
+          --warmup 20 > "$L" 2>&1
         grep -E ' device ' "$L" | sed "s/^/walk $fm: /"
-      done ;;
+      done
+      set_forms off:off:off ;;
   esac
 done

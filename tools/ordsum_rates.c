@@ -102,6 +102,10 @@ typedef struct Tally {
     /* of the records walked, those of one binade crossing, and those that
      * lane runs under two binades would walk whole (DevCount) */
     size_t sp_cross_one, sp_cross_whole;
+    /* such a record formed before the plan is known, from the frame
+     * before's (DevCount's cross_prev..., and guess_false) */
+    size_t sp_cross_prev, sp_cross_hit_plan, sp_cross_hit_guess, sp_guess_false;
+    size_t sp_stale_tried, sp_stale_whole;
     /* the sums themselves: mean (sum / n) range, negative sums */
     double mean_lo, mean_hi;
     size_t negative;
@@ -249,7 +253,32 @@ typedef struct DevCount {
      * same start (the design for the device's split block, docs/cuda.md
      * "Open work": counted beside the walk, which they do not change) */
     size_t cross_one, cross_whole;
+    /* of those, the ones with a frame before (the same sum's): where its
+     * plan crossed one binade in the same chunk from the same e0 (the
+     * record formed before this frame's plan is known, from the frame
+     * before's plan, is this frame's); where the frame before's prefix
+     * and this frame's chunk sum name the same two binades (the guess a
+     * block can make before its wait) */
+    size_t cross_prev, cross_hit_plan, cross_hit_guess;
+    /* of those, where the frame before planned the chunk term by term: the
+     * ones whose split record formed from that frame's prefix (today's
+     * record, of pieces) walks whole from this frame's start */
+    size_t stale_tried, stale_whole;
+    /* with model_cross: crossing records walked whole, handed to the block */
+    size_t xr_whole, xr_failed;
 } DevCount;
+
+/* EQ_CUDA_CROSSREC_ENV "on" (with --device or without): the model gives a
+ * fused launch's chunks whose prefixes cross one binade crossing records
+ * (EqCudaCross) instead of split records, as the device does then. */
+static int model_cross;
+
+/* The same sum's plan, approximate prefixes and chunk sums in the frame
+ * before (set by measure() for device_walk's cross_model; prev_nch 0:
+ * none). */
+static const int *prev_plan;
+static const double *prev_approx, *prev_cs;
+static size_t prev_nch;
 
 /* The device fuses a launch of sums (eq_cuda_fused_launch, exact mode):
  * one kernel forms its chunk sums, plan and runs, and there a sum's
@@ -333,6 +362,9 @@ static double block_exact_add(double s, const double *v, int count, DevCount *dc
  * EqCudaSplit): its pieces' first terms (chunk positions) and codes. */
 typedef struct SplitRec {
     int np; /* pieces (over EQ_CUDA_SPLIT_MAX: no record, only counted) */
+    /* with model_cross, a crossing record's binade instead (EQ_ORD_NONE:
+     * none, np says) */
+    int cross_e0;
     int head[EQ_CUDA_SPLIT_MAX], code[EQ_CUDA_SPLIT_MAX];
     int fast, neg; /* the block's fast path would take it; a term is negative */
 } SplitRec;
@@ -434,17 +466,43 @@ static int split_walk_model(double *s, const double *v, int count, const SplitRe
 /* What a record of lane runs under two binades would do for chunk terms
  * v[0 .. count-1] from the exact sum s, the plan's prefixes before and
  * after the chunk being approx and approx + cs (DevCount's cross fields). */
-static void cross_model(double s, const double *v, int count, double approx, double cs,
-                        DevCount *dc)
+/* The binade e0 a chunk's prefixes cross from, when they cross exactly
+ * one (before: the approximate prefix before it, cs its sum), else
+ * EQ_ORD_NONE. */
+static int one_crossing(double before, double cs)
 {
+    const int e0 = eq_ord_binade(before), e1 = eq_ord_binade(before + cs);
+    return e0 != EQ_ORD_NONE && e1 == e0 + 1 ? e0 : EQ_ORD_NONE;
+}
+
+static void cross_model(double s, const double *x, size_t n, size_t c, int count,
+                        double approx, double cs, DevCount *dc)
+{
+    const double *v = x + c * eq_ordsum_chunk_terms(&layout);
     enum { LANES = 32, PER = 32 };
-    const int e0 = eq_ord_binade(approx), e1 = eq_ord_binade(approx + cs);
-    if (e0 == EQ_ORD_NONE || e1 != e0 + 1)
+    const int e0 = one_crossing(approx, cs);
+    if (e0 == EQ_ORD_NONE)
         return;
     EqOrdRun P[LANES], S[LANES];
     eq_ord_cross_record(v, count, LANES, PER, e0, P, S);
     dc->cross_one++;
     dc->cross_whole += eq_ord_walk_cross(&s, P, S, e0, v, count, LANES, PER) < 0;
+    if (c < prev_nch) {
+        dc->cross_prev++;
+        dc->cross_hit_plan += prev_plan[c] == EQ_ORD_NONE &&
+                              one_crossing(prev_approx[c], prev_cs[c]) == e0;
+        dc->cross_hit_guess += one_crossing(prev_approx[c], cs) == e0;
+        if (prev_plan[c] == EQ_ORD_NONE) {
+            SplitRec r;
+            DevCount scratch;
+            double t = s;
+            memset(&scratch, 0, sizeof(scratch));
+            device_split(x, n, c, prev_approx[c], &r);
+            dc->stale_tried++;
+            dc->stale_whole += r.np >= 1 && r.np <= EQ_CUDA_SPLIT_MAX &&
+                               split_walk_model(&t, v, count, &r, &scratch) < 0;
+        }
+    }
 }
 
 static double device_walk(const double *x, size_t n, const int *plan, const EqOrdRun *runs,
@@ -486,11 +544,28 @@ static double device_walk(const double *x, size_t n, const int *plan, const EqOr
                     if (!eq_ord_apply(&sum, &runs[k], plan[k]))
                         break;
                     k++;
+                } else if (recs[k].cross_e0 != EQ_ORD_NONE) {
+                    /* a crossing record (model_cross), walked as the
+                     * device's cross_walk walks it */
+                    enum { L = EQ_ORD_CROSS_LANES };
+                    const size_t first = k * ct;
+                    const int count = (int)(n - first < ct ? n - first : ct);
+                    EqOrdRun P[L], S[L];
+                    eq_ord_cross_record(x + first, count, L, L, recs[k].cross_e0, P, S);
+                    pos0 = eq_ord_walk_cross(&sum, P, S, recs[k].cross_e0, x + first, count, L,
+                                             L);
+                    if (pos0 >= 0) {
+                        dc->xr_failed++;
+                        break;
+                    }
+                    dc->xr_whole++;
+                    pos0 = 0;
+                    k++;
                 } else if (recs[k].np >= 1 && recs[k].np <= EQ_CUDA_SPLIT_MAX) {
                     const size_t first = k * ct;
                     const int count = (int)(n - first < ct ? n - first : ct);
                     dc->records++;
-                    cross_model(sum, x + first, count, approx[k], chunk_sum[k], dc);
+                    cross_model(sum, x, n, k, count, approx[k], chunk_sum[k], dc);
                     pos0 = split_walk_model(&sum, x + first, count, &recs[k], dc);
                     if (pos0 >= 0) {
                         dc->rec_failed++;
@@ -530,10 +605,42 @@ typedef struct Scratch {
 
 static Scratch scr;
 
+/* Each sum's plan, approximate prefixes and chunk sums of its last frame
+ * (cross_model's frame before). */
+typedef struct PrevSum {
+    size_t nch, cap;
+    int *plan;
+    double *approx, *cs;
+} PrevSum;
+
+static PrevSum prev_sums[M_COUNT][MAX_KINDS][MAX_SCALES][3];
+
+static void prev_keep(PrevSum *p, size_t nch)
+{
+    if (nch > p->cap) {
+        free(p->plan);
+        free(p->approx);
+        free(p->cs);
+        p->plan = malloc(nch * sizeof(int));
+        p->approx = malloc(nch * sizeof(double));
+        p->cs = malloc(nch * sizeof(double));
+        if (!p->plan || !p->approx || !p->cs) {
+            fprintf(stderr, "exactquality-ordsum-rates: out of memory\n");
+            exit(2);
+        }
+        p->cap = nch;
+    }
+    memcpy(p->plan, scr.plan, nch * sizeof(int));
+    memcpy(p->approx, scr.approx, nch * sizeof(double));
+    memcpy(p->cs, scr.chunk_sum, nch * sizeof(double));
+    p->nch = nch;
+}
+
 /* What measure() found for its sum, for --device (dev_add). */
 static struct {
     double loop;
     size_t nch, made, whole, failed;
+    size_t xr_made, xr_whole, xr_failed; /* crossing records (model_cross) */
     int *plan;
     size_t plan_cap;
 } last;
@@ -632,11 +739,19 @@ static void measure(const double *x, size_t n, int m, int kind, int scale, int c
      * launch is not modelled: no fixture's launch comes near it) */
     size_t sp_records = 0, sp_fast = 0, sp_pieces = 0, sp_max = 0, sp_neg = 0, sp_over = 0;
     size_t sp_short = 0, sp_small_long = 0;
+    size_t xr_made = 0;
     for (size_t c = 0; c < nch; c++) {
         SplitRec *r = &scr.recs[c];
         r->np = 0;
+        r->cross_e0 = EQ_ORD_NONE;
         if (scr.plan[c] != EQ_ORD_NONE || scr.zero[c] || (c == 0 && launch_fused))
             continue;
+        if (model_cross && launch_fused &&
+            (r->cross_e0 = eq_ord_cross_binade(scr.approx[c], scr.chunk_sum[c])) !=
+                EQ_ORD_NONE) {
+            xr_made++;
+            continue;
+        }
         device_split(x, n, c, scr.approx[c], r);
         if (r->np > EQ_CUDA_SPLIT_MAX) {
             sp_over++;
@@ -650,11 +765,27 @@ static void measure(const double *x, size_t n, int m, int kind, int scale, int c
         sp_short += r->np <= EQ_ORD_SHORT_PIECES;
         sp_small_long += launch_small && r->np > EQ_ORD_SHORT_PIECES;
     }
+    /* the frame before's plan for cross_model, and the chunks whose guess
+     * from it (that prefix and this frame's chunk sum) names a crossing
+     * that this frame's plan does not have */
+    PrevSum *ps = &prev_sums[m][kind][scale < MAX_SCALES ? scale : MAX_SCALES - 1][ch % 3];
+    size_t guess_false = 0;
+    prev_nch = ps->nch == nch ? nch : 0;
+    prev_plan = ps->plan;
+    prev_approx = ps->approx;
+    prev_cs = ps->cs;
+    for (size_t c = 0; c < prev_nch; c++) {
+        const int g = one_crossing(prev_approx[c], scr.chunk_sum[c]);
+        guess_false += g != EQ_ORD_NONE &&
+                       (scr.plan[c] != EQ_ORD_NONE ||
+                        one_crossing(scr.approx[c], scr.chunk_sum[c]) != g);
+    }
     memset(&dc, 0, sizeof(dc));
     dev = device_walk(x, n, scr.plan, scr.runs, scr.seg, scr.seg_len, scr.zero, scr.recs,
                       launch_fused, scr.approx, scr.chunk_sum, &dc);
     if (!same_bits(loop, dev))
         mismatch("device walk model", m, kind, scale, ch, loop, dev);
+    prev_keep(ps, nch);
 
     last.loop = loop;
     last.nch = nch;
@@ -668,6 +799,9 @@ static void measure(const double *x, size_t n, int m, int kind, int scale, int c
     last.made = sp_records;
     last.whole = dc.records - dc.rec_failed;
     last.failed = dc.rec_failed;
+    last.xr_made = xr_made;
+    last.xr_whole = dc.xr_whole;
+    last.xr_failed = dc.xr_failed;
 
     for (int s = 0; s < 2; s++) {
         Tally *t = &tally[m][kind][s == 0 ? 0 : scale + 1];
@@ -709,6 +843,12 @@ static void measure(const double *x, size_t n, int m, int kind, int scale, int c
         t->sp_small_long += sp_small_long;
         t->sp_cross_one += dc.cross_one;
         t->sp_cross_whole += dc.cross_whole;
+        t->sp_cross_prev += dc.cross_prev;
+        t->sp_cross_hit_plan += dc.cross_hit_plan;
+        t->sp_cross_hit_guess += dc.cross_hit_guess;
+        t->sp_guess_false += guess_false;
+        t->sp_stale_tried += dc.stale_tried;
+        t->sp_stale_whole += dc.stale_whole;
     }
 }
 
@@ -737,8 +877,10 @@ static EqCuda *dev_cuda;
 static DevSum dev_sum[DEV_MAX_SUMS];
 static int dev_n;
 static size_t dev_made, dev_whole, dev_failed; /* the model's, this launch */
+static size_t dev_xr[3];                       /* and its crossing records' */
 static long dev_launches, dev_sums, dev_differ, dev_model_diff;
 static size_t dev_plan_diff, dev_plan_chunks, dev_tot[2][3]; /* [model, device][made, whole, failed] */
+static size_t dev_xtot[2][3], dev_xearly; /* the same of crossing records; formed early */
 /* the small walk's forms that the environment names (EQ_CUDA_FEDWALK_ENV
  * "two" or "end", EQ_CUDA_WALKCHAIN_ENV "on"), which the stage takes from
  * its flags only */
@@ -771,6 +913,9 @@ static void dev_add(const double *x, size_t n, int kind, int copy, int m, int k,
     dev_made += last.made;
     dev_whole += last.whole;
     dev_failed += last.failed;
+    dev_xr[0] += last.xr_made;
+    dev_xr[1] += last.xr_whole;
+    dev_xr[2] += last.xr_failed;
 }
 
 /* The pending sums in one launch of the engine, compared. */
@@ -796,7 +941,7 @@ static void dev_flush(int fused)
         exit(2);
     const int fed = dev_walk_flags & (EQ_CUDA_STAGE_SUM_FED | EQ_CUDA_STAGE_SUM_FED_END);
     const int flags = (fused ? EQ_CUDA_STAGE_SUM_FUSED | fed : 0) |
-                      (dev_walk_flags & EQ_CUDA_STAGE_SUM_CHAIN);
+                      (dev_walk_flags & (EQ_CUDA_STAGE_SUM_CHAIN | EQ_CUDA_STAGE_SUM_CROSS));
     int err = eq_cuda_stage_ordsum(dev_cuda, cases, dev_n, flags, sums, &part);
     if (err < 0) {
         fprintf(stderr, "exactquality-ordsum-rates: the device's launch failed: %s\n",
@@ -831,6 +976,21 @@ static void dev_flush(int fused)
                cur_frame, metric_name[dev_sum[0].m], dev_n, fused ? " (fused)" : "", got[0],
                want[0], got[1], want[1], got[2], want[2]);
     dev_model_diff += memcmp(got, want, sizeof(got)) != 0;
+    if (model_cross) {
+        const size_t xgot[3] = { (size_t)part.cross_made, (size_t)part.cross_applied,
+                                 (size_t)part.cross_failed };
+        if (memcmp(xgot, dev_xr, sizeof(xgot)))
+            printf("DEVICE MODEL frame %d %s launch of %d sums%s: crossing records made %zu "
+                   "(model %zu), walked whole %zu (%zu), handed to the block %zu (%zu)\n",
+                   cur_frame, metric_name[dev_sum[0].m], dev_n, fused ? " (fused)" : "",
+                   xgot[0], dev_xr[0], xgot[1], dev_xr[1], xgot[2], dev_xr[2]);
+        dev_model_diff += memcmp(xgot, dev_xr, sizeof(xgot)) != 0;
+        for (int j = 0; j < 3; j++) {
+            dev_xtot[0][j] += dev_xr[j];
+            dev_xtot[1][j] += xgot[j];
+        }
+        dev_xearly += (size_t)part.cross_early;
+    }
     for (int j = 0; j < 3; j++) {
         dev_tot[0][j] += want[j];
         dev_tot[1][j] += got[j];
@@ -848,6 +1008,7 @@ static void dev_flush(int fused)
     free(part.seg_len);
     dev_n = 0;
     dev_made = dev_whole = dev_failed = 0;
+    memset(dev_xr, 0, sizeof(dev_xr));
 }
 #else
 static void dev_add(const double *x, size_t n, int kind, int copy, int m, int k, int scale,
@@ -1253,13 +1414,15 @@ static void print_split_row(const char *label, const char *kind, const char *sca
                             const Tally *t)
 {
     printf("| %s | %s | %s | %zu | %zu | %.2f | %zu (%.2f %%) | %.2f | %zu | %zu (%.2f %%) | %zu "
-           "| %zu | %zu | %zu / %zu |\n",
+           "| %zu | %zu | %zu / %zu | %zu / %zu / %zu (%zu) | %zu / %zu |\n",
            label, kind, scale, t->sums, t->sp_records,
            t->sums ? (double)t->sp_records / (double)t->sums : 0.0, t->sp_fast,
            pct(t->sp_fast, t->sp_records),
            t->sp_records ? (double)t->sp_pieces / (double)t->sp_records : 0.0, t->sp_pieces_max,
            t->sp_short, pct(t->sp_short, t->sp_records), t->sp_small_long, t->sp_negative,
-           t->sp_over, t->sp_cross_whole, t->sp_cross_one);
+           t->sp_over, t->sp_cross_whole, t->sp_cross_one, t->sp_cross_hit_plan,
+           t->sp_cross_hit_guess, t->sp_cross_prev, t->sp_guess_false, t->sp_stale_whole,
+           t->sp_stale_tried);
 }
 
 /* --splits: the device's split records per metric and sum kind. */
@@ -1268,8 +1431,11 @@ static void print_split_table(const char *label, int by_scale)
     printf("| fixture | metric / sum | scale | sums | split records | a sum | on the block's fast "
            "path | pieces a record | most pieces | of at most 4 pieces | in the small walk, of "
            "more | with a negative term | chunks of over 32 pieces | one crossing: walked whole by "
-           "lane runs / all |\n");
-    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+           "lane runs / all | of those with a frame before: its record from that frame's plan "
+           "/ from that frame's prefix and this chunk sum / all (guesses of a crossing that "
+           "is not) | where that frame planned it term by term: today's record from that "
+           "frame's prefix walked whole / all |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     print_rows(label, by_scale, print_split_row);
 }
 
@@ -1291,7 +1457,9 @@ static void usage(FILE *f)
                "                  and to the model (plans, split records made, walked\n"
                "                  whole, handed to the block); exit 77 without a device;\n"
                "                  the small walk's forms that EXACTQUALITY_CUDA_FEDWALK\n"
-               "                  and EXACTQUALITY_CUDA_WALKCHAIN name\n"
+               "                  and EXACTQUALITY_CUDA_WALKCHAIN name; with\n"
+               "                  EXACTQUALITY_CUDA_CROSSREC=on (with --device or not)\n"
+               "                  the model's fused launches take crossing records\n"
                "REF and DIST `bench` (W H 420 8): tools/bench_cuda's generated pairs\n"
                "(pair k: tests/common/framegen.h, fill 1000 + k, distortion 2000 + k),\n"
                "--frames of them (default 1).\n"
@@ -1359,6 +1527,7 @@ int main(int argc, char **argv)
     const char *slash = strrchr(label, '/');
     if (slash)
         label = slash + 1;
+    model_cross = eq_cuda_crossrec_form(getenv(EQ_CUDA_CROSSREC_ENV));
     if (device) {
 #ifdef EQ_RATES_CUDA
         char why[256];
@@ -1375,6 +1544,7 @@ int main(int argc, char **argv)
                          (eq_cuda_walkchain_form(getenv(EQ_CUDA_WALKCHAIN_ENV))
                               ? EQ_CUDA_STAGE_SUM_CHAIN
                               : 0);
+        dev_walk_flags |= model_cross ? EQ_CUDA_STAGE_SUM_CROSS : 0;
         eq_settings_init(&ds);
         int err = eq_cuda_open(&dev_cuda, &ds, &dlog);
         if (err < 0) {
@@ -1506,8 +1676,14 @@ report:
                "%zu), handed to the block part way %zu (model %zu)\n",
                dev_launches, dev_sums, dev_differ, dev_plan_diff, dev_plan_chunks, dev_tot[1][0],
                dev_tot[0][0], dev_tot[1][1], dev_tot[0][1], dev_tot[1][2], dev_tot[0][2]);
+        if (model_cross)
+            printf("device: crossing records made %zu (model %zu), %zu of them formed before "
+                   "the fused kernel's wait, walked whole %zu (model %zu), handed to the block "
+                   "part way %zu (model %zu)\n",
+                   dev_xtot[1][0], dev_xtot[0][0], dev_xearly, dev_xtot[1][1], dev_xtot[0][1],
+                   dev_xtot[1][2], dev_xtot[0][2]);
         eq_cuda_close(&dev_cuda);
-        if (dev_differ || dev_plan_diff || dev_model_diff || dev_tot[1][0] == 0)
+        if (dev_differ || dev_plan_diff || dev_model_diff || dev_tot[1][0] + dev_xtot[1][0] == 0)
             return 1;
     }
 #endif

@@ -216,6 +216,7 @@ extern "C" int eq_cuda_open(EqCuda **out, const EqSettings *settings, const EqLo
         cuda->early_walk = !(early && !strcmp(early, "off"));
         cuda->walk_chain = eq_cuda_walkchain_form(getenv(EQ_CUDA_WALKCHAIN_ENV));
         cuda->fed_walk = eq_cuda_fedwalk_form(getenv(EQ_CUDA_FEDWALK_ENV));
+        cuda->cross_rec = eq_cuda_crossrec_form(getenv(EQ_CUDA_CROSSREC_ENV));
         const char *fwait = getenv(EQ_CUDA_FUSEDWAIT_ENV);
         cuda->fused_wait_warp = !(fwait && !strcmp(fwait, "thread"));
         const char *lean = getenv(EQ_CUDA_LEANWALK_ENV);

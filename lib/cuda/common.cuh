@@ -117,8 +117,10 @@ struct EqcSumTable {
     long long gchunk_off[EQC_MAX_SUMS + 1];
     /* Zero with every launch (the host clears the table it copies up):
      * the fused small launch's counters (ord_small_chunks_kernel: split
-     * records made, applied, failed; 0; the blocks' ticket). */
-    int counters[8];
+     * records made, applied, failed; 0; the blocks' ticket; crossing
+     * records made, of those formed before the wait, applied, failed:
+     * EQC_CNT_CROSS..). */
+    int counters[12];
 };
 
 /* Where the last launch left its partial results (for the kernel harness). */
@@ -130,6 +132,8 @@ struct EqcSumScratch {
     int *seg_len;
     int *split_idx;     /* per chunk: its record in `split`, or -1 */
     EqCudaSplit *split; /* pool of split records */
+    EqCudaCross *cross; /* crossing records, one a chunk (EQ_CUDA_CROSSREC_ENV), or NULL */
+    double *approx;     /* the plan's prefix before each chunk planned term by term */
     int *counters;      /* split records made, applied, failed; chunks formed again */
     long long total;
 };
@@ -219,6 +223,9 @@ struct EqCuda {
     int early_walk;       /* the fused kernel lets the small walk launch early
                              (EQ_CUDA_EARLYWALK_ENV) */
     int walk_chain;       /* the small walk as one chain (EQ_CUDA_WALKCHAIN_ENV) */
+    int cross_rec;        /* crossing records (EQ_CUDA_CROSSREC_ENV) */
+    int cross_smem;       /* the dynamic shared memory the small walk's crossing
+                             forms were allowed (cudaFuncSetAttribute), 0: not yet */
     int fed_walk;         /* the small walk waits for its chunks' flags, not for the
                              fused kernel's end: 2 in two steps, 1 at each chunk's
                              end, 0 no (EQ_CUDA_FEDWALK_ENV) */

@@ -154,6 +154,24 @@ static inline int eq_cuda_walkchain_form(const char *v)
 {
     return v && !strcmp(v, "on");
 }
+/* "on": in a fused launch walked by the small walk, a chunk whose plan's
+ * prefixes cross exactly one binade (eq_ord_cross_binade: SSIM's crossing
+ * chunks) gets a crossing record (EqCudaCross) instead of a split record:
+ * its 32 lanes' runs under that binade e0 and under e0 + 1, as prefixes
+ * and suffixes, and its terms. It depends on e0 alone, so the fused
+ * kernel forms it before its wait for the chunk sums before it, from the
+ * e0 the launch before left for the chunk (the same sums a frame before),
+ * and again after the wait only where this frame's e0 differs. The small
+ * walk applies the longest prefix that passes its check, the next lane's
+ * terms by the loop's own adds (the crossing is among them) and the
+ * suffix after it, checked (eq_ord_walk_cross, lib/exact/ordsum.h).
+ * Off by default ("off"): it (session 27) has not yet run on a GPU. The
+ * same bits each way. */
+#define EQ_CUDA_CROSSREC_ENV "EXACTQUALITY_CUDA_CROSSREC"
+static inline int eq_cuda_crossrec_form(const char *v)
+{
+    return v && !strcmp(v, "on");
+}
 /* The small walk (launches whose sums have at most 256 chunks) copies the
  * first words of its split records to shared memory while it forms its
  * segments, and walks a record of at most 4 pieces (SSIM's crossing
@@ -271,6 +289,9 @@ int eq_cuda_stage_s2_blur_terms(EqCuda *cuda, const double *x1, const double *x2
 /* the small walk as one chain (EQ_CUDA_WALKCHAIN_ENV "on"); without it,
  * step by step, whatever the environment says */
 #define EQ_CUDA_STAGE_SUM_CHAIN 4096
+/* crossing records (EQ_CUDA_CROSSREC_ENV "on") in a fused launch walked by
+ * the small walk; without it, none, whatever the environment says */
+#define EQ_CUDA_STAGE_SUM_CROSS 8192
 typedef struct EqCudaSumCase {
     const double *x;
     size_t n;
@@ -316,6 +337,22 @@ typedef struct EqCudaSplit {
     EqCudaSplitPiece p[EQ_CUDA_SPLIT_MAX];
 } EqCudaSplit;
 
+/* A chunk's crossing record (EQ_CUDA_CROSSREC_ENV): its terms x[0 ..
+ * count-1] as EQ_ORD_CROSS_LANES lanes of as many terms, P[l] lanes 0 ..
+ * l's runs under binade e0 composed in order, S[l] lanes l + 1 .. 31's
+ * under e0 + 1 (eq_ord_cross_record's; S[31] empty), and the terms
+ * themselves (as the loop adds them), for the lane in which the walk
+ * finds the crossing. 11 KB. */
+#define EQ_CUDA_CROSS_TERMS (EQ_ORD_CROSS_LANES * EQ_ORD_CROSS_LANES)
+typedef struct EqCudaCross {
+    int e0;
+    int count; /* -1: no record (EqCudaSumPartials) */
+    int pad[2]; /* a multiple of 16 bytes (the walk copies them so) */
+    EqOrdRun P[EQ_ORD_CROSS_LANES];
+    EqOrdRun S[EQ_ORD_CROSS_LANES];
+    double x[EQ_CUDA_CROSS_TERMS];
+} EqCudaCross;
+
 typedef struct EqCudaSumPartials {
     double *chunk_sum;
     int *plan;
@@ -328,6 +365,15 @@ typedef struct EqCudaSumPartials {
     /* split records made, applied whole by the walk, and handed to the
      * walk's fallback part way */
     int split_made, split_applied, split_failed;
+    /* optional (NULL: not copied), with EQ_CUDA_STAGE_SUM_CROSS: per
+     * chunk, its crossing record (count = -1: none); and the plan's
+     * approximate prefix before each chunk (meaningful where the plan is
+     * EQ_ORD_NONE) */
+    EqCudaCross *cross;
+    double *approx;
+    /* crossing records the walk used, of those the ones formed before the
+     * fused kernel's wait, applied whole, handed to the fallback part way */
+    int cross_made, cross_early, cross_applied, cross_failed;
     int plan_reused;   /* 1: the launch took the plan of the launch before */
     int formed_again;  /* chunks whose runs were formed again (plan reused) */
 } EqCudaSumPartials;

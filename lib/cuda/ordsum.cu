@@ -31,8 +31,8 @@ static __device__ __forceinline__ void pdl_wait(void)
 }
 
 template <typename... Params, typename... Args>
-static cudaError_t launch_pdl(void (*kernel)(Params...), unsigned grid, unsigned block,
-                              cudaStream_t stream, Args... args)
+static cudaError_t launch_pdl_smem(void (*kernel)(Params...), unsigned grid, unsigned block,
+                                   size_t smem, cudaStream_t stream, Args... args)
 {
     cudaLaunchAttribute attr[1];
     attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
@@ -40,11 +40,18 @@ static cudaError_t launch_pdl(void (*kernel)(Params...), unsigned grid, unsigned
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3(grid);
     cfg.blockDim = dim3(block);
-    cfg.dynamicSmemBytes = 0;
+    cfg.dynamicSmemBytes = smem;
     cfg.stream = stream;
     cfg.attrs = attr;
     cfg.numAttrs = 1;
     return cudaLaunchKernelEx(&cfg, kernel, static_cast<Params>(args)...);
+}
+
+template <typename... Params, typename... Args>
+static cudaError_t launch_pdl(void (*kernel)(Params...), unsigned grid, unsigned block,
+                              cudaStream_t stream, Args... args)
+{
+    return launch_pdl_smem(kernel, grid, block, 0, stream, args...);
 }
 
 /* The last index i of 0 .. n - 1 with off(i) <= w, off rising with i
@@ -132,6 +139,14 @@ static_assert(EQ_CUDA_FUSED_SUM_CHUNKS == EQC_ORD_LANES, "a thread per chunk of 
 /* split_idx of a sum's first chunk that ord_small_chunks_kernel added
  * itself (EQ_CUDA_PREWALK_ENV): no split record, the sum in first_sum */
 #define EQC_SPLIT_PREWALKED (-2)
+/* split_idx of a chunk with a crossing record (EQ_CUDA_CROSSREC_ENV): the
+ * record is cross[chunk], no split record */
+#define EQC_SPLIT_CROSSREC (-3)
+/* the table's counters of crossing records: made (and walked), of those
+ * formed before the fused kernel's wait, applied whole, handed to the
+ * block part way */
+enum { EQC_CNT_CROSS = 5, EQC_CNT_CROSS_EARLY, EQC_CNT_CROSS_APPLIED, EQC_CNT_CROSS_FAILED };
+static_assert(sizeof(EqCudaCross) % 16 == 0, "crossing records copied in 16-byte words");
 /* the fused kernel's ready flags: one per chunk of a launch at most
  * (EQC_MAX_SUMS sums of EQC_ORD_LANES chunks: a fused launch's largest,
  * forced fused included), at the start of the engine's buffer */
@@ -919,6 +934,64 @@ static __device__ __forceinline__ void empty_chunk(long long g, int e, EqOrdRun 
     split_idx[g] = -1;
 }
 
+/* Lane l's run of its nt terms at `mine` (row l of a staged chunk) under
+ * binade e: eq_ord_run_terms' run, which eq_ord_cross_record composes; a
+ * whole lane of non-negative terms by eq_ord_run_scaled (both parities in
+ * double arithmetic, as chunk_run's lanes), any other term by term. */
+static __device__ __forceinline__ EqOrdRun cross_lane_run(const double *mine, int nt, int e)
+{
+    if (nt == 32 && e >= EQ_ORD_SCALED_EMIN) {
+        EqOrdRun r = eq_ord_empty();
+        const int fl = eq_ord_run_scaled(mine, 32, eq_ord_scale(e), &r);
+        if (!(fl & (EQ_ORD_SF_BIG | EQ_ORD_SF_NEG)))
+            return r;
+    }
+    return eq_ord_run_terms(mine, nt, 1, e);
+}
+
+/* The crossing record (EqCudaCross, EQ_CUDA_CROSSREC_ENV) of a chunk of
+ * count terms staged in `stage` (row l: lane l's terms), under binade e0,
+ * by a block of SPLIT_NT threads, every one of which calls it (no barrier:
+ * the caller's fence and barrier publish it): warp 0 the prefixes (lane
+ * l's run under e0, an inclusive scan of the runs in lane order), warp 1
+ * the suffixes (under e0 + 1, a scan from the last lane, shifted by one:
+ * S[l] holds lanes l + 1 ..), the other warps the terms. Composition is
+ * associative: eq_ord_cross_record's runs, which compose them one by one. */
+static __device__ __forceinline__ void cross_form(const double *stage, int count, int e0,
+                                                  EqCudaCross *rec)
+{
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    static_assert(EQ_ORD_CROSS_LANES == 32 && EQ_CUDA_CROSS_TERMS == EQC_ORD_CHUNK,
+                  "a lane a row of the staged chunk");
+    if (warp < 2) {
+        const int nt = min(max(count - lane * 32, 0), 32);
+        EqOrdRun r = cross_lane_run(stage + lane * RUNS_ROW, nt, e0 + warp);
+        if (warp == 0) {
+            for (int o = 1; o < 32; o *= 2) {
+                const EqOrdRun y = eqc_shfl_up(r, o);
+                if (lane >= o)
+                    r = eq_ord_compose(y, r);
+            }
+            rec->P[lane] = r;
+        } else {
+            for (int o = 1; o < 32; o *= 2) {
+                const EqOrdRun y = eqc_shfl_down(r, o);
+                if (lane + o < 32)
+                    r = eq_ord_compose(r, y);
+            }
+            const EqOrdRun after = eqc_shfl_down(r, 1);
+            rec->S[lane] = lane < 31 ? after : eq_ord_empty();
+        }
+        if (tid == 0) {
+            rec->e0 = e0;
+            rec->count = count;
+        }
+    } else {
+        for (int i = tid - 64; i < count; i += SPLIT_NT - 64)
+            rec->x[i] = stage[(i >> 5) * RUNS_ROW + (i & 31)];
+    }
+}
+
 /* A chunk planned term by term, staged in `stage` for a block of SPLIT_NT
  * threads: its split record (split_chunk), none for a zero chunk or where
  * there is no pool; its run poisoned (!store_run: stored already). Every
@@ -1131,13 +1204,14 @@ __global__ void fill_u32_kernel(unsigned *p, size_t n, unsigned v)
         p[i] = v;
 }
 
-template <int FED>
+template <int FED, int CROSS>
 __global__ void __launch_bounds__(SPLIT_NT, 4)
 ord_small_chunks_kernel(const EqcSumTable *t, int *counters, double *chunk_sum,
                         unsigned char *zero, int *plan, double *approx, EqOrdRun *runs,
                         int *split_idx, EqCudaSplit *pool, int pool_cap, unsigned *ready,
                         unsigned epoch, int no_fast, int late, double *first_sum, int prewalk,
-                        int early_walk, int wait_warp, unsigned *run_ready, unsigned *done)
+                        int early_walk, int wait_warp, unsigned *run_ready, unsigned *done,
+                        EqCudaCross *cross, int *keep_e0)
 {
     static_assert(SPLIT_NT == EQC_ORD_LANES, "a thread per chunk of a sum");
     __shared__ double stage[32 * RUNS_ROW];
@@ -1192,6 +1266,20 @@ ord_small_chunks_kernel(const EqcSumTable *t, int *counters, double *chunk_sum,
         st_release_u32(&ready[g], epoch);
     }
 
+    /* CROSS (EQ_CUDA_CROSSREC_ENV): the chunk's crossing record formed
+     * now, before the wait, under the binade keep_e0[g] that this launch's
+     * slot kept from its launch before (the same sums a frame before;
+     * advice, any value: only a normal binade is taken); kept below where
+     * this launch's plan names the same */
+    int early_e0 = EQ_ORD_NONE;
+    if (CROSS && count > 0 && own_nz && !(c == 0 && prewalk)) {
+        const int k = keep_e0[g];
+        if (k >= EQ_ORD_EMIN && k < EQ_ORD_EMAX) {
+            cross_form(stage, count, k, cross + g);
+            early_e0 = k;
+        }
+    }
+
     /* ord_plan_kernel<SPLIT_NT>'s scan (a chunk a thread), the entries
      * after chunk c left 0.0. The chunk sums before c: with wait_warp
      * (EQ_CUDA_FUSEDWAIT_ENV) warp 0 waits for their flags, lane l for
@@ -1244,6 +1332,28 @@ ord_small_chunks_kernel(const EqcSumTable *t, int *counters, double *chunk_sum,
     /* the chunk's run, or its split record (as ord_runs_again_kernel);
      * FED 2 stored a poisoned run above */
     const bool run_left = FED != 2 || e != EQ_ORD_NONE;
+    /* CROSS: a chunk whose prefixes cross one binade takes a crossing
+     * record: the one formed before the wait where its binade is this
+     * plan's, else one formed now; the binade kept for the slot's next
+     * launch (EQ_ORD_NONE: none) */
+    bool crossed = false;
+    if (CROSS) {
+        const int e0 = e == EQ_ORD_NONE ? eq_ord_cross_binade(own_prefix, cs) : EQ_ORD_NONE;
+        crossed = e0 != EQ_ORD_NONE && count > 0 && own_nz && !(c == 0 && prewalk);
+        if (crossed && e0 != early_e0)
+            cross_form(stage, count, e0, cross + g);
+        if (tid == 0) {
+            keep_e0[g] = e0;
+            if (crossed) {
+                if (run_left)
+                    runs[g] = eq_ord_poison();
+                split_idx[g] = EQC_SPLIT_CROSSREC;
+                atomicAdd(&counters[EQC_CNT_CROSS], 1);
+                if (e0 == early_e0)
+                    atomicAdd(&counters[EQC_CNT_CROSS_EARLY], 1);
+            }
+        }
+    }
     if (count <= 0) {
         if (tid == 0)
             empty_chunk(g, e, runs, split_idx, run_left);
@@ -1261,8 +1371,9 @@ ord_small_chunks_kernel(const EqcSumTable *t, int *counters, double *chunk_sum,
             split_idx[g] = EQC_SPLIT_PREWALKED;
         }
     } else if (e == EQ_ORD_NONE) {
-        split_by_block(stage, own_prefix, own_nz, g, runs, split_idx, pool, pool_cap, counters,
-                       &sh, run_left);
+        if (!crossed)
+            split_by_block(stage, own_prefix, own_nz, g, runs, split_idx, pool, pool_cap,
+                           counters, &sh, run_left);
     } else if (warp == 0) {
         chunk_result(stage + lane * RUNS_ROW, min(max(count - lane * 32, 0), 32), e, g, no_fast,
                      approx, zero, runs, split_idx, pool, pool_cap, counters, lane);
@@ -1581,6 +1692,46 @@ static __device__ __forceinline__ int split_walk_lean(const EqCudaSplit *rec, do
 #define WALK_ZERO_AT(sh, k) ((sh).zero[k])
 #define WALK_RUN_AT(sh, k) ((sh).plan[k] != EQ_ORD_NONE)
 #define WALK_RECORD_AT(sh, k) ((sh).split[k] >= 0)
+/* (the small walk's crossing forms: a chunk with a crossing record) */
+#define WALK_CROSS_AT(sh, k) ((sh).split[k] == EQC_SPLIT_CROSSREC)
+
+/* Warp 0 (every lane) walks chunk k's crossing record (EqCudaCross) from
+ * the exact sum *x, as eq_ord_walk_cross (lib/exact/ordsum.h) defines it:
+ * lane l applies the prefix P[l] to *x; the prefixes that pass are those
+ * of the lanes before the first that fails (a longer prefix's check
+ * covers every shorter one's sums), lo of them, so the sum after lane lo
+ * - 1's prefix is exact; lane lo's terms follow by the loop's own adds
+ * (the crossing is among them), then the suffix S[lo] under e0 + 1,
+ * checked. Returns -1 when every term was added, else the first term not
+ * added (S's check failed: a second crossing, or a start outside e0), *x
+ * exact before it. `lie` (tests only, EQ_CUDA_STAGE_SUM_LIE): S taken for
+ * a poisoned run, whose check fails. */
+static __device__ __forceinline__ int cross_walk(const EqCudaCross &r, double *x, int lane,
+                                                 int lie)
+{
+    double u = *x;
+    const bool pass = eq_ord_apply(&u, &r.P[lane], r.e0);
+    const unsigned b = __ballot_sync(0xffffffffu, pass);
+    const int lo = b == 0xffffffffu ? 32 : __ffs(~b) - 1;
+    const double before = __shfl_sync(0xffffffffu, u, lo > 0 ? lo - 1 : 0);
+    double t = lo > 0 ? before : *x;
+    const int n = r.count, a = lo * 32;
+    if (a >= n) {
+        *x = t;
+        return -1;
+    }
+    const int end = a + 32 < n ? a + 32 : n;
+    for (int i = a; i < end; i++)
+        t += r.x[i]; /* the loop's own adds */
+    if (end >= n) {
+        *x = t;
+        return -1;
+    }
+    const EqOrdRun after = lie ? eq_ord_poison() : r.S[lo];
+    const int ok = eq_ord_apply(&t, &after, r.e0 + 1);
+    *x = t;
+    return ok ? -1 : end;
+}
 
 enum { WALK_ZERO, WALK_RUN, WALK_RECORD, WALK_BLOCK };
 
@@ -1602,11 +1753,11 @@ static __device__ __forceinline__ int walk_kind(const Sh &sh, int k)
  * that chunk from which the block goes on (a split record's failed piece,
  * else 0). Sh: the walk's shared records (seg_len, seg, plan, zero, split,
  * slot, recs). */
-template <typename Sh, typename RunOf>
+template <bool CROSS = false, typename Sh, typename RunOf, typename CrossOf = decltype(nullptr)>
 static __device__ __forceinline__ int walk_chunks(const Sh &sh, int k, int nb, double *x,
                                                   int *pos0, const EqCudaSplit *pool,
                                                   int *counters, int lane, int lie, int lean,
-                                                  RunOf run_of)
+                                                  RunOf run_of, CrossOf cross_of = nullptr)
 {
     *pos0 = 0;
     while (k < nb) {
@@ -1634,6 +1785,19 @@ static __device__ __forceinline__ int walk_chunks(const Sh &sh, int k, int nb, d
                         : split_walk(sl >= 0 ? &sh.recs[sl] : pool + sh.split[k], x, lane, lie);
                 if (lane == 0)
                     atomicAdd(&counters[p0 < 0 ? 1 : 2], 1);
+                if (p0 >= 0) {
+                    *pos0 = p0;
+                    break;
+                }
+                k++;
+            } else if constexpr (CROSS) {
+                if (!WALK_CROSS_AT(sh, k))
+                    break;
+                /* CROSS: the chunk's crossing record (cross_of: where) */
+                const int p0 = cross_walk(*cross_of(k), x, lane, lie);
+                if (lane == 0)
+                    atomicAdd(&counters[p0 < 0 ? EQC_CNT_CROSS_APPLIED : EQC_CNT_CROSS_FAILED],
+                              1);
                 if (p0 >= 0) {
                     *pos0 = p0;
                     break;
@@ -1927,15 +2091,29 @@ struct SmallWalkShared {
     };
 };
 
-template <int FED, int CHAIN>
+/* The small walk's crossing forms (EQ_CUDA_CROSSREC_ENV), in dynamic shared
+ * memory: the sum's first EQC_WALK_CROSS crossing records in chunk order,
+ * and each chunk's place among them. */
+#define EQC_WALK_CROSS 8
+struct WalkCrossShared {
+    EqCudaCross rec[EQC_WALK_CROSS];
+    int nx[EQC_ORD_WARPS];
+    int src[EQC_WALK_CROSS];
+    signed char slot[EQC_ORD_LANES]; /* the chunk's record in rec, or -1 */
+};
+
+template <int FED, int CHAIN, int CROSS>
 __global__ void __launch_bounds__(EQC_ORD_LANES, 1)
 ord_walk_small_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs, EqOrdRun *seg,
                       int *seg_len, const unsigned char *zero, unsigned char *gzero,
                       const int *split_idx, const EqCudaSplit *pool, int *counters, double *out,
                       int none_plan, int walk, int lie, const double *first_sum, int lean,
-                      const unsigned *run_ready, const unsigned *done, unsigned epoch)
+                      const unsigned *run_ready, const unsigned *done, unsigned epoch,
+                      const EqCudaCross *cross)
 {
     __shared__ SmallWalkShared sh;
+    extern __shared__ __align__(16) unsigned char walk_dyn[];
+    WalkCrossShared *const X = reinterpret_cast<WalkCrossShared *>(walk_dyn);
     const int s = blockIdx.x, c = threadIdx.x, lane = c & 31, w = c >> 5;
     const int g = c / EQC_ORD_SEG, j = c % EQC_ORD_SEG;
     if (!FED)
@@ -2012,11 +2190,33 @@ ord_walk_small_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *run
     const unsigned sm = __ballot_sync(0xffffffffu, sp >= 0);
     if (lane == 0)
         sh.nsplit[w] = __popc(sm);
+    /* CROSS: the crossing records ranked the same way, the first
+     * EQC_WALK_CROSS copied to X->rec below */
+    unsigned xm = 0;
+    if constexpr (CROSS) {
+        xm = __ballot_sync(0xffffffffu, sp == EQC_SPLIT_CROSSREC);
+        if (lane == 0)
+            X->nx[w] = __popc(xm);
+    }
     __syncthreads();
     int rank = __popc(sm & ((1u << lane) - 1u)), total = 0;
     for (int k = 0; k < EQC_ORD_WARPS; k++) {
         rank += k < w ? sh.nsplit[k] : 0;
         total += sh.nsplit[k];
+    }
+    int nxrec = 0;
+    if constexpr (CROSS) {
+        int xr = __popc(xm & ((1u << lane) - 1u)), xtot = 0;
+        for (int k = 0; k < EQC_ORD_WARPS; k++) {
+            xr += k < w ? X->nx[k] : 0;
+            xtot += X->nx[k];
+        }
+        const bool xkept = sp == EQC_SPLIT_CROSSREC && xr < EQC_WALK_CROSS;
+        if (in)
+            X->slot[c] = (signed char)(xkept ? xr : -1);
+        if (xkept)
+            X->src[xr] = c;
+        nxrec = xtot < EQC_WALK_CROSS ? xtot : EQC_WALK_CROSS;
     }
     const bool kept = sp >= 0 && rank < EQC_WALK_SPLITS;
     if (kept)
@@ -2052,6 +2252,15 @@ ord_walk_small_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *run
     } else {
         __syncthreads();
         copy_split_records(sh.recs, sh.rec_src, nrec, pool);
+    }
+    if constexpr (CROSS) {
+        /* the kept crossing records, whole, in 16-byte words (their
+         * sources placed before the barriers above) */
+        constexpr int W = (int)(sizeof(EqCudaCross) / 16);
+        __syncthreads();
+        for (int q = c; q < nxrec * W; q += EQC_ORD_LANES)
+            reinterpret_cast<int4 *>(&X->rec[q / W])[q % W] =
+                __ldcg(reinterpret_cast<const int4 *>(cross + off + X->src[q / W]) + q % W);
     }
     __syncthreads();
 
@@ -2146,10 +2355,13 @@ ord_walk_small_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *run
             int pos0 = 0;
             /* a segment of one chunk holds the chunk's run; other chunks'
              * runs (a failed segment's) are read from global memory */
-            const int k = walk_chunks(sh, c0, nch, &xs, &pos0, pool, counters, lane, lie, lean,
-                                      [&](int j) {
-                                          return sh.seg_len[j] == 1 ? sh.seg[j] : runs[off + j];
-                                      });
+            const int k = walk_chunks<CROSS != 0>(
+                sh, c0, nch, &xs, &pos0, pool, counters, lane, lie, lean,
+                [&](int j) { return sh.seg_len[j] == 1 ? sh.seg[j] : runs[off + j]; },
+                [&](int j) {
+                    /* CROSS: a kept record in shared memory, else the pool's */
+                    return X->slot[j] >= 0 ? &X->rec[X->slot[j]] : cross + off + j;
+                });
             if (lane == 0) {
                 sh.s = xs;
                 sh.next = k;
@@ -2230,11 +2442,17 @@ static int same_layout(const EqcSumTable *a, const EqcSumTable *b)
 }
 
 /* ord_walk_small_kernel's forms: [fed][chain] (EQ_CUDA_FEDWALK_ENV,
- * EQ_CUDA_WALKCHAIN_ENV) */
-static decltype(&ord_walk_small_kernel<0, 0>) const walk_small[3][2] = {
-    { ord_walk_small_kernel<0, 0>, ord_walk_small_kernel<0, 1> },
-    { ord_walk_small_kernel<1, 0>, ord_walk_small_kernel<1, 1> },
-    { ord_walk_small_kernel<2, 0>, ord_walk_small_kernel<2, 1> },
+ * EQ_CUDA_WALKCHAIN_ENV), and with crossing records [fed]
+ * (EQ_CUDA_CROSSREC_ENV: step by step, their records in dynamic shared
+ * memory) */
+static decltype(&ord_walk_small_kernel<0, 0, 0>) const walk_small[3][2] = {
+    { ord_walk_small_kernel<0, 0, 0>, ord_walk_small_kernel<0, 1, 0> },
+    { ord_walk_small_kernel<1, 0, 0>, ord_walk_small_kernel<1, 1, 0> },
+    { ord_walk_small_kernel<2, 0, 0>, ord_walk_small_kernel<2, 1, 0> },
+};
+static decltype(&ord_walk_small_kernel<0, 0, 0>) const walk_small_cross[3] = {
+    ord_walk_small_kernel<0, 0, 1>, ord_walk_small_kernel<1, 0, 1>,
+    ord_walk_small_kernel<2, 0, 1>
 };
 
 int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double *dout,
@@ -2289,10 +2507,18 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
     /* split records: one per chunk planned term by term, up to the pool's
      * size (a chunk beyond it goes to the walk's fallback, as before) */
     const int pool_cap = (int)(total < EQC_SPLIT_POOL ? total : EQC_SPLIT_POOL);
-    const size_t need = EQC_READY_BYTES + (size_t)pool_cap * sizeof(EqCudaSplit) +
-                        (size_t)total * (2 * sizeof(double) + 3 * sizeof(int) +
-                                         2 * sizeof(EqOrdRun) + 1) +
-                        (size_t)nsums * sizeof(double) + 4 * sizeof(int) + (size_t)groups;
+    const int tree = cuda->sum_mode == EQ_CUDA_SUM_TREE;
+    const int fused = !tree && !cuda->walk_none_plan &&
+                      eq_cuda_fused_launch(most_chunks, total, cuda->fused);
+    /* crossing records (EQ_CUDA_CROSSREC_ENV): a fused launch with split
+     * records, one a chunk after the buffer's arrays */
+    const int cross = fused && cuda->cross_rec && !cuda->walk_no_split;
+    const size_t arrays = EQC_READY_BYTES + (size_t)pool_cap * sizeof(EqCudaSplit) +
+                          (size_t)total * (2 * sizeof(double) + 3 * sizeof(int) +
+                                           2 * sizeof(EqOrdRun) + 1) +
+                          (size_t)nsums * sizeof(double) + 4 * sizeof(int) + (size_t)groups;
+    const size_t cross_at = (arrays + 15) / 16 * 16;
+    const size_t need = cross ? cross_at + (size_t)total * sizeof(EqCudaCross) : arrays;
     {
         /* a new allocation (its capacity changes) may hold anything, even
          * at the old address: its flags zeroed */
@@ -2306,10 +2532,9 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
     /* the plan: written to one of the slot's two arrays; the other holds
      * the plan of the slot's launch before, reused when it is there, of
      * this layout, on this stream (in stream order, so that it is
-     * complete) */
-    const int tree = cuda->sum_mode == EQ_CUDA_SUM_TREE;
-    const int fused = !tree && !cuda->walk_none_plan &&
-                      eq_cuda_fused_launch(most_chunks, total, cuda->fused);
+     * complete); a fused launch reuses no plan, and with crossing records
+     * keeps its chunks' binades in the other array (advice for the slot's
+     * next launch: whatever it holds) */
     int reuse = 0;
     int *plan = NULL, *prev = NULL;
     if (!tree) {
@@ -2340,8 +2565,11 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
         int *counters = split_idx + total;
         unsigned char *zero = (unsigned char *)(counters + 4);
         unsigned char *gzero = zero + total;
-        cuda->last_sums = (EqcSumScratch){ chunk_sum, plan, runs,     seg,  seg_len,
-                                           split_idx, pool, counters, total };
+        EqCudaCross *xpool =
+            cross ? (EqCudaCross *)((uint8_t *)cuda->scratch[scratch].ptr + cross_at) : NULL;
+        cuda->last_sums = (EqcSumScratch){ chunk_sum, plan,     runs,  seg,
+                                           seg_len,   split_idx, pool, xpool,
+                                           approx,    counters,  total };
 
         EQC_CHECK(cuda, EQC_SITE_COPY,
                   cudaMemcpyAsync(dt, ht, sizeof(*ht), cudaMemcpyHostToDevice, stream));
@@ -2373,14 +2601,16 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
                           cudaMemsetAsync(chunk_sum, 0xff, (size_t)total * sizeof(double),
                                           stream));
             }
-            const auto fk = fed == 2   ? ord_small_chunks_kernel<2>
-                            : fed == 1 ? ord_small_chunks_kernel<1>
-                                       : ord_small_chunks_kernel<0>;
-            fk<<<(unsigned)total, SPLIT_NT, 0, stream>>>(
+            static decltype(&ord_small_chunks_kernel<0, 0>) const fks[3][2] = {
+                { ord_small_chunks_kernel<0, 0>, ord_small_chunks_kernel<0, 1> },
+                { ord_small_chunks_kernel<1, 0>, ord_small_chunks_kernel<1, 1> },
+                { ord_small_chunks_kernel<2, 0>, ord_small_chunks_kernel<2, 1> },
+            };
+            fks[fed][cross]<<<(unsigned)total, SPLIT_NT, 0, stream>>>(
                 dt, counters, chunk_sum, zero, plan, approx, runs, split_idx, pool, cap, ready,
                 cuda->sum_epoch, cuda->runs_no_fast, cuda->fused_late, first_sum,
                 cuda->prewalk && !cuda->walk_no_split, cuda->early_walk, cuda->fused_wait_warp,
-                ready + EQC_READY_FLAGS, ready + 2 * EQC_READY_FLAGS);
+                ready + EQC_READY_FLAGS, ready + 2 * EQC_READY_FLAGS, xpool, prev);
             EQC_CHECK_LAUNCH(cuda, "ord_small_chunks_kernel");
         } else if (reuse) {
             /* runs under the kept plan, with this frame's chunk sums; the
@@ -2423,15 +2653,28 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
                                  split_idx, pool, cap, counters, per_sum, chunk_sum));
         }
         if (eq_cuda_small_walk(most_chunks)) {
+            /* the crossing forms' records: dynamic shared memory beyond
+             * the default 48 KB, allowed once */
+            const size_t smem = cross ? sizeof(WalkCrossShared) : 0;
+            const auto wk =
+                cross ? walk_small_cross[fed]
+                      : walk_small[fed][cuda->walk_chain && !cuda->walk_none_plan];
+            if (cross && !cuda->cross_smem) {
+                for (int f = 0; f < 3; f++)
+                    EQC_CHECK(cuda, EQC_SITE_LAUNCH,
+                              cudaFuncSetAttribute(walk_small_cross[f],
+                                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                   (int)sizeof(WalkCrossShared)));
+                cuda->cross_smem = 1;
+            }
             EQC_CHECK(cuda, EQC_SITE_LAUNCH,
-                      launch_pdl(walk_small[fed][cuda->walk_chain && !cuda->walk_none_plan],
-                                 (unsigned)nsums, EQC_ORD_LANES, stream, dt, plan, runs, seg,
-                                 seg_len, zero, gzero, split_idx, pool, counters, dout,
-                                 cuda->walk_none_plan, cuda->walk_mode, cuda->walk_lie,
-                                 (const double *)first_sum, cuda->lean_walk,
-                                 (const unsigned *)ready + EQC_READY_FLAGS,
-                                 (const unsigned *)ready + 2 * EQC_READY_FLAGS,
-                                 cuda->sum_epoch));
+                      launch_pdl_smem(wk, (unsigned)nsums, EQC_ORD_LANES, smem, stream, dt, plan,
+                                      runs, seg, seg_len, zero, gzero, split_idx, pool,
+                                      counters, dout, cuda->walk_none_plan, cuda->walk_mode,
+                                      cuda->walk_lie, (const double *)first_sum,
+                                      cuda->lean_walk, (const unsigned *)ready + EQC_READY_FLAGS,
+                                      (const unsigned *)ready + 2 * EQC_READY_FLAGS,
+                                      cuda->sum_epoch, (const EqCudaCross *)xpool));
         } else {
             EQC_CHECK(cuda, EQC_SITE_LAUNCH,
                       launch_pdl(ord_segments_kernel, (unsigned)groups, EQC_ORD_SEG, stream, dt,
@@ -2475,7 +2718,7 @@ extern "C" int eq_cuda_stage_ordsum(EqCuda *cuda, const EqCudaSumCase *cases, in
     size_t total_terms = 0, off = 0;
     int err = 0;
     const int none_plan = flags & EQ_CUDA_STAGE_SUM_NONE_PLAN;
-    int runs_mode, reuse_mode, split_mode, fused_mode, fed_mode, chain_mode;
+    int runs_mode, reuse_mode, split_mode, fused_mode, fed_mode, chain_mode, cross_mode;
 
     if (ncases <= 0 || ncases > EQC_MAX_SUMS)
         return EQ_ERR_INVALID_ARGUMENT;
@@ -2527,6 +2770,8 @@ extern "C" int eq_cuda_stage_ordsum(EqCuda *cuda, const EqCudaSumCase *cases, in
     fed_mode = cuda->fed_walk;
     chain_mode = cuda->walk_chain;
     cuda->walk_chain = !!(flags & EQ_CUDA_STAGE_SUM_CHAIN);
+    cross_mode = cuda->cross_rec;
+    cuda->cross_rec = !!(flags & EQ_CUDA_STAGE_SUM_CROSS);
     cuda->fed_walk = flags & EQ_CUDA_STAGE_SUM_FED       ? 2
                      : flags & EQ_CUDA_STAGE_SUM_FED_END ? 1
                                                          : 0;
@@ -2541,6 +2786,7 @@ extern "C" int eq_cuda_stage_ordsum(EqCuda *cuda, const EqCudaSumCase *cases, in
     cuda->fused_late = 0;
     cuda->fed_walk = fed_mode;
     cuda->walk_chain = chain_mode;
+    cuda->cross_rec = cross_mode;
     if (err < 0)
         goto fail;
     EQC_CHECK(cuda, EQC_SITE_COPY,
@@ -2552,6 +2798,10 @@ extern "C" int eq_cuda_stage_ordsum(EqCuda *cuda, const EqCudaSumCase *cases, in
         EQC_CHECK(cuda, EQC_SITE_COPY,
                   cudaMemcpyAsync(partials->chunk_sum, p->chunk_sum, n * sizeof(double),
                                   cudaMemcpyDeviceToHost, cuda->stream));
+        if (partials->approx && cuda->sum_mode == EQ_CUDA_SUM_EXACT)
+            EQC_CHECK(cuda, EQC_SITE_COPY,
+                      cudaMemcpyAsync(partials->approx, p->approx, n * sizeof(double),
+                                      cudaMemcpyDeviceToHost, cuda->stream));
         if (cuda->sum_mode == EQ_CUDA_SUM_EXACT) {
             EQC_CHECK(cuda, EQC_SITE_COPY,
                       cudaMemcpyAsync(partials->plan, p->plan, n * sizeof(int),
@@ -2573,17 +2823,24 @@ extern "C" int eq_cuda_stage_ordsum(EqCuda *cuda, const EqCudaSumCase *cases, in
     if (partials) {
         const EqcSumScratch *p = &cuda->last_sums;
         const size_t n = (size_t)p->total;
-        int cnt[4] = { 0, 0, 0, 0 };
+        /* the fused launch's counters are the table's 12; the others'
+         * the first 4 of the buffer's */
+        int cnt[12] = { 0 };
         if (cuda->sum_mode == EQ_CUDA_SUM_EXACT) {
             EQC_CHECK(cuda, EQC_SITE_COPY,
-                      cudaMemcpy(cnt, p->counters, sizeof(cnt), cudaMemcpyDeviceToHost));
+                      cudaMemcpy(cnt, p->counters, (p->cross ? 12 : 4) * sizeof(int),
+                                 cudaMemcpyDeviceToHost));
         }
         partials->split_made = cnt[0];
         partials->split_applied = cnt[1];
         partials->split_failed = cnt[2];
         partials->plan_reused = cuda->last_reused;
         partials->formed_again = cuda->last_reused ? cnt[3] : 0;
-        if (partials->split) {
+        partials->cross_made = cnt[EQC_CNT_CROSS];
+        partials->cross_early = cnt[EQC_CNT_CROSS_EARLY];
+        partials->cross_applied = cnt[EQC_CNT_CROSS_APPLIED];
+        partials->cross_failed = cnt[EQC_CNT_CROSS_FAILED];
+        if (partials->split || partials->cross) {
             int *idx = (int *)malloc(n * sizeof(int));
             if (!idx) {
                 err = EQ_ERR_NO_MEMORY;
@@ -2595,10 +2852,18 @@ extern "C" int eq_cuda_stage_ordsum(EqCuda *cuda, const EqCudaSumCase *cases, in
             if (cuda->sum_mode == EQ_CUDA_SUM_EXACT)
                 ce = cudaMemcpy(idx, p->split_idx, n * sizeof(int), cudaMemcpyDeviceToHost);
             for (size_t c = 0; c < n && ce == cudaSuccess; c++) {
-                partials->split[c].np = -1;
-                if (idx[c] >= 0)
-                    ce = cudaMemcpy(&partials->split[c], p->split + idx[c], sizeof(EqCudaSplit),
-                                    cudaMemcpyDeviceToHost);
+                if (partials->split) {
+                    partials->split[c].np = -1;
+                    if (idx[c] >= 0)
+                        ce = cudaMemcpy(&partials->split[c], p->split + idx[c],
+                                        sizeof(EqCudaSplit), cudaMemcpyDeviceToHost);
+                }
+                if (partials->cross && ce == cudaSuccess) {
+                    partials->cross[c].count = -1;
+                    if (p->cross && idx[c] == EQC_SPLIT_CROSSREC)
+                        ce = cudaMemcpy(&partials->cross[c], p->cross + c, sizeof(EqCudaCross),
+                                        cudaMemcpyDeviceToHost);
+                }
             }
             free(idx);
             if (ce != cudaSuccess) {

@@ -1049,6 +1049,25 @@ EQ_HD static inline int eq_ord_walk_chain(double *s, const EqOrdPiece *p, int n)
  * term not added, *s exact before it (S's check failed: a second crossing,
  * or none; the caller adds the rest).
  */
+/* The lanes and terms a lane of the device's crossing records (EqCudaCross,
+ * lib/cuda/cuda.h): a chunk's 1024 terms as 32 lanes of 32. */
+#define EQ_ORD_CROSS_LANES 32
+
+/* The binade e0 from which a chunk's sums cross exactly one binade, by its
+ * plan's approximate prefixes (`before`, the prefix before the chunk, and
+ * cs, its approximate sum: before + cs after it): a positive normal
+ * `before` in binade e0 and before + cs in e0 + 1; else EQ_ORD_NONE. Such
+ * a chunk's record of lane runs under e0 and e0 + 1 (eq_ord_cross_record)
+ * depends on nothing else, so that one formed from the frame before's e0
+ * is this frame's wherever this gives the same e0. Advice only. */
+EQ_HD static inline int eq_ord_cross_binade(double before, double cs)
+{
+    const int e0 = eq_ord_binade(before);
+    if (!(before > 0.0) || e0 == EQ_ORD_NONE || e0 >= EQ_ORD_EMAX)
+        return EQ_ORD_NONE;
+    return eq_ord_binade(before + cs) == e0 + 1 ? e0 : EQ_ORD_NONE;
+}
+
 /* eq_ord_walk_cross's record for the terms x[0 .. n-1] in `lanes` lanes of
  * `per` terms: P[l], lanes 0 .. l's runs under e0 composed in order; S[l],
  * lanes l + 1 .. lanes-1's under e0 + 1 (S[lanes-1] the empty run). Each

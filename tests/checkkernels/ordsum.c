@@ -223,6 +223,136 @@ static int split_ok(const EqCudaSplit *r, const double *x, ptrdiff_t stride, siz
 #undef T
 }
 
+/* A crossing record (EQ_CUDA_STAGE_SUM_CROSS) of chunk terms from `first`
+ * (count of them, each the term its case's kind forms) against the host's:
+ * its count, its terms and eq_ord_cross_record's runs under its e0. */
+static int cross_rec_ok(const EqCudaCross *r, const EqCudaSumCase *sc, size_t first, int count)
+{
+    double v[EQ_CUDA_CROSS_TERMS];
+    EqOrdRun P[EQ_ORD_CROSS_LANES], S[EQ_ORD_CROSS_LANES];
+    if (r->count != count || count < 1 || count > EQ_CUDA_CROSS_TERMS)
+        return 0;
+    for (int k = 0; k < count; k++) {
+        v[k] = eq_s2_term(sc->kind, sc->x[(first + (size_t)k) * (size_t)sc->stride]);
+        if (memcmp(&r->x[k], &v[k], sizeof(double)))
+            return 0;
+    }
+    eq_ord_cross_record(v, count, EQ_ORD_CROSS_LANES, EQ_ORD_CROSS_LANES, r->e0, P, S);
+    for (int l = 0; l < EQ_ORD_CROSS_LANES; l++)
+        if (!same_run(&P[l], &r->P[l]) || !same_run(&S[l], &r->S[l]))
+            return 0;
+    return 1;
+}
+
+/* Crossing records' tallies over the kinds (ordsum_cross). */
+typedef struct CrossTally {
+    long made, early, checked, applied, lie_failed;
+} CrossTally;
+
+/* The small launch of one kind (sc[0 .. ns-1], schunks chunks) with
+ * crossing records (EQ_CUDA_STAGE_SUM_CROSS): (0) fused, its chunk sums
+ * published late over NaN (_FUSED_LATE), the walk fed in two steps; (1)
+ * the same launch again, fused, fed: its slot kept (0)'s binades, so every
+ * record is formed before the fused kernel's wait; (2) fused with
+ * EQ_CUDA_STAGE_SUM_LIE, the walk after the kernel's end (the suffix of
+ * every record taken for a poisoned run: the block adds the rest of the
+ * chunk); (3) (0) with the walk fed at each chunk's end. Every sum
+ * against the loop; in (0) and (1), every chunk whose plan's prefixes
+ * cross one binade (eq_ord_cross_binade of its approximate prefix and
+ * chunk sum; but a zero chunk and a prewalked first one) has a crossing
+ * record under that binade, the host's (cross_rec_ok), and no other chunk
+ * has one. */
+static void ordsum_cross(CkContext *ck, int kind, const EqCudaSumCase *sc, int ns, size_t schunks,
+                         CrossTally *ct)
+{
+    enum { NR = 4 };
+    static const int late = EQ_CUDA_STAGE_SUM_FUSED | EQ_CUDA_STAGE_SUM_FUSED_LATE;
+    static const int flags[NR] = {
+        late | EQ_CUDA_STAGE_SUM_FED | EQ_CUDA_STAGE_SUM_CROSS,
+        EQ_CUDA_STAGE_SUM_FUSED | EQ_CUDA_STAGE_SUM_FED | EQ_CUDA_STAGE_SUM_CROSS,
+        EQ_CUDA_STAGE_SUM_FUSED | EQ_CUDA_STAGE_SUM_LIE | EQ_CUDA_STAGE_SUM_CROSS,
+        late | EQ_CUDA_STAGE_SUM_FED_END | EQ_CUDA_STAGE_SUM_CROSS
+    };
+    static const char *const what_r[NR] = { "fed", "again (formed before the wait)",
+                                            "a poisoned suffix", "fed at each chunk's end" };
+    EqCudaSumPartials part[NR];
+    double sums[NR][16];
+    char what[160];
+    const int zero = 0;
+    /* a sum's first chunk is prewalked, unless EQ_CUDA_PREWALK_ENV is "off" */
+    const char *pw = getenv(EQ_CUDA_PREWALK_ENV);
+    const int prewalk = !(pw && !strcmp(pw, "off"));
+    if (ns == 0)
+        return;
+    for (int r = 0; r < NR; r++) {
+        const size_t n = schunks + 1;
+        part[r] = (EqCudaSumPartials){ .chunk_sum = calloc(n, sizeof(double)),
+                                       .plan = calloc(n, sizeof(int)),
+                                       .runs = calloc(n, sizeof(EqOrdRun)),
+                                       .seg = calloc(n, sizeof(EqOrdRun)),
+                                       .seg_len = calloc(n, sizeof(int)),
+                                       .cross = r < 2 ? calloc(n, sizeof(EqCudaCross)) : NULL,
+                                       .approx = r < 2 ? calloc(n, sizeof(double)) : NULL };
+        const int err = eq_cuda_stage_ordsum(ck->cuda, sc, ns, flags[r], sums[r], &part[r]);
+        if (err < 0)
+            ck_error(ck, "eq_cuda_stage_ordsum (crossing records)", err);
+    }
+    for (int k = 0; k < ns; k++) {
+        const double want = eq_ordsum_loop(sc[k].x, sc[k].n, sc[k].stride, 0.0);
+        for (int r = 0; r < NR; r++) {
+            snprintf(what, sizeof(what), "kind %d n %zu: sum, crossing records, %s", kind,
+                     sc[k].n, what_r[r]);
+            ck_same(ck, what, &sums[r][k], &want, sizeof(double));
+        }
+    }
+    for (int r = 0; r < 2; r++) {
+        int bad = 0;
+        size_t c0 = 0;
+        for (int k = 0; k < ns; k++) {
+            const size_t n = sc[k].n, nch = eq_cuda_stage_ordsum_chunks(n);
+            for (size_t c = 0; c < nch && n; c++) {
+                const size_t g = c0 + c;
+                const int cnt = n - c * 1024 < 1024 ? (int)(n - c * 1024) : 1024;
+                int nonzero = 0;
+                for (int i = 0; i < cnt && !nonzero; i++)
+                    nonzero = eq_s2_term(sc[k].kind, sc[k].x[(c * 1024 + (size_t)i) *
+                                                             (size_t)sc[k].stride]) != 0.0;
+                const int e0 = part[r].plan[g] == EQ_ORD_NONE
+                                   ? eq_ord_cross_binade(part[r].approx[g], part[r].chunk_sum[g])
+                                   : EQ_ORD_NONE;
+                const int want = e0 != EQ_ORD_NONE && nonzero && (c > 0 || !prewalk);
+                const EqCudaCross *rec = &part[r].cross[g];
+                if (want != (rec->count >= 0) || (want && rec->e0 != e0))
+                    bad++;
+                else if (want)
+                    bad += !cross_rec_ok(rec, &sc[k], c * 1024, cnt);
+                ct->checked += want;
+            }
+            c0 += nch;
+        }
+        snprintf(what, sizeof(what), "kind %d: crossing records, %s (%d differ)", kind,
+                 what_r[r], bad);
+        ck_same(ck, what, &bad, &zero, sizeof(int));
+        ct->made += part[r].cross_made;
+    }
+    /* (1): the same sums as (0), so every record formed before the wait */
+    snprintf(what, sizeof(what), "kind %d: crossing records formed before the wait (%d of %d)",
+             kind, part[1].cross_early, part[1].cross_made);
+    ck_same(ck, what, &part[1].cross_early, &part[1].cross_made, sizeof(int));
+    ct->early += part[1].cross_early;
+    ct->applied += part[0].cross_applied + part[1].cross_applied;
+    ct->lie_failed += part[2].cross_failed;
+    for (int r = 0; r < NR; r++) {
+        free(part[r].chunk_sum);
+        free(part[r].plan);
+        free(part[r].runs);
+        free(part[r].seg);
+        free(part[r].seg_len);
+        free(part[r].cross);
+        free(part[r].approx);
+    }
+}
+
 /* The launch of one kind (cases[0 .. nc-1], `chunks` in all) again: (1) the
  * sizes of at most EQC_ORD_LANES (256) chunks in a launch of their own,
  * which the walk of small launches takes (ord_walk_small_kernel): sums
@@ -247,7 +377,8 @@ static int split_ok(const EqCudaSplit *r, const double *x, ptrdiff_t stride, siz
  * counts the records handed on, *small the chunks of (1), *fused_split
  * the split records of (4) checked. */
 static void ordsum_small_and_lie(CkContext *ck, int kind, const EqCudaSumCase *cases, int nc,
-                                 size_t chunks, long *failed, long *small, long *fused_split)
+                                 size_t chunks, long *failed, long *small, long *fused_split,
+                                 CrossTally *ct)
 {
     const EqOrdLayout *lay = &eq_ordsum_default_layout;
     EqCudaSumCase sc[16];
@@ -386,6 +517,7 @@ static void ordsum_small_and_lie(CkContext *ck, int kind, const EqCudaSumCase *c
         free(part[r].seg);
         free(part[r].seg_len);
     }
+    ordsum_cross(ck, kind, sc, ns, schunks, ct);
 }
 
 /* Sums of one plane (as SSIMULACRA2 sends six sums of two planes): with a
@@ -503,6 +635,7 @@ void ck_ordsum(CkContext *ck)
     long split_made = 0, split_applied = 0, split_failed = 0, split_checked = 0;
     long reuse_again = 0, reuse_kept = 0, reuse_changed = 0;
     long lie_failed = 0, small_chunks = 0, fused_split = 0;
+    CrossTally cross = { 0, 0, 0, 0, 0 };
 
     /* CK_ORDSUM_KINDS=a,b,...: only those kinds (for compute-sanitizer's
      * racecheck, which is slow; the default run takes all twenty-one) */
@@ -607,7 +740,7 @@ void ck_ordsum(CkContext *ck)
         if (err < 0)
             ck_error(ck, "eq_cuda_stage_ordsum (plan none)", err);
         ordsum_small_and_lie(ck, kind, cases, nc, chunks, &lie_failed, &small_chunks,
-                             &fused_split);
+                             &fused_split, &cross);
 
         size_t c0 = 0;
         for (int i = 0; i < nc; i++) {
@@ -754,6 +887,17 @@ void ck_ordsum(CkContext *ck)
     {
         int used = only || (lie_failed > 0 && small_chunks > 0 && fused_split > 0), one = 1;
         ck_same(ck, "split records failed their check, small launches walked, fused ones checked",
+                &used, &one, sizeof(int));
+    }
+    printf("  ordsum: crossing records %ld made (%ld checked against the host), %ld formed "
+           "before the wait, %ld applied whole; with a poisoned suffix, %ld handed to the "
+           "block's exact add\n",
+           cross.made, cross.checked, cross.early, cross.applied, cross.lie_failed);
+    {
+        int used = only || (cross.made > 0 && cross.checked == cross.made && cross.early > 0 &&
+                            cross.applied > 0 && cross.lie_failed > 0),
+            one = 1;
+        ck_same(ck, "crossing records made, checked, formed before the wait, applied, failed",
                 &used, &one, sizeof(int));
     }
     {

@@ -842,11 +842,14 @@ static void chain_walks(long rounds)
  * twelve a start outside e0; exact halves, zeros and small terms mixed in,
  * now and then a negative one), P and S by eq_ord_cross_record. Held to
  * the loop: -1 and the loop's sum over all terms, or an index and the
- * loop's sum over the terms before it. */
+ * loop's sum over the terms before it. And the prefixes that pass their
+ * check from the start are those before the first that fails (the
+ * device's walk, lib/cuda/ordsum.cu cross_walk, tests every lane's prefix
+ * at once and takes the first that fails, where this walk searches). */
 static void cross_chunks(long rounds)
 {
     enum { LANES = 32, PER = 32 };
-    long k, whole = 0, handed = 0, plain = 0, mismatches = 0;
+    long k, whole = 0, handed = 0, plain = 0, mismatches = 0, not_prefix = 0, mixed = 0;
     for (k = 0; k < rounds; k++) {
         double x[LANES * PER], s0, s, want;
         EqOrdRun P[LANES], S[LANES];
@@ -873,6 +876,17 @@ static void cross_chunks(long rounds)
                 x[i] = total / n * (0.5 + rnd01());
         }
         eq_ord_cross_record(x, n, LANES, PER, e0, P, S);
+        {
+            int l, failed = 0, passes = 0;
+            for (l = 0; l < LANES; l++) {
+                double t = s0;
+                const int pass = eq_ord_apply(&t, &P[l], e0);
+                not_prefix += pass && failed;
+                failed |= !pass;
+                passes += pass;
+            }
+            mixed += passes > 0 && passes < LANES;
+        }
         s = s0;
         got = eq_ord_walk_cross(&s, P, S, e0, x, n, LANES, PER);
         want = eq_ordsum_loop(x, (size_t)(got < 0 ? n : got), 1, s0);
@@ -886,9 +900,11 @@ static void cross_chunks(long rounds)
         plain += eq_ord_binade(s0) != e0;
     }
     printf("cross chunks: %ld, %ld walked whole, %ld handed on (%ld starts outside e0), %ld "
-           "mismatches\n",
-           rounds, whole, handed, plain, mismatches);
+           "mismatches; %ld with prefixes that pass and prefixes that fail, %ld passing after "
+           "one that fails\n",
+           rounds, whole, handed, plain, mismatches, mixed, not_prefix);
     CHECK(whole > rounds / 2 && handed > rounds / 20);
+    CHECK(not_prefix == 0 && mixed > rounds / 2);
 }
 
 /* ------------------------------------------------------------------ */
