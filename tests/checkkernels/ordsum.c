@@ -223,6 +223,33 @@ static int split_ok(const EqCudaSplit *r, const double *x, ptrdiff_t stride, siz
 #undef T
 }
 
+/* The partial results of a launch of n chunks for eq_cuda_stage_ordsum:
+ * the arrays it always fills, and where asked its split records, or its
+ * crossing records and the plan's prefixes; every other field 0. */
+static EqCudaSumPartials partials_new(size_t n, int split, int cross)
+{
+    return (EqCudaSumPartials){ .chunk_sum = calloc(n, sizeof(double)),
+                                .plan = calloc(n, sizeof(int)),
+                                .runs = calloc(n, sizeof(EqOrdRun)),
+                                .seg = calloc(n, sizeof(EqOrdRun)),
+                                .seg_len = calloc(n, sizeof(int)),
+                                .split = split ? calloc(n, sizeof(EqCudaSplit)) : NULL,
+                                .cross = cross ? calloc(n, sizeof(EqCudaCross)) : NULL,
+                                .approx = cross ? calloc(n, sizeof(double)) : NULL };
+}
+
+static void partials_free(EqCudaSumPartials *p)
+{
+    free(p->chunk_sum);
+    free(p->plan);
+    free(p->runs);
+    free(p->seg);
+    free(p->seg_len);
+    free(p->split);
+    free(p->cross);
+    free(p->approx);
+}
+
 /* A crossing record (EQ_CUDA_STAGE_SUM_CROSS) of chunk terms from `first`
  * (count of them, each the term its case's kind forms) against the host's:
  * its count, its terms and eq_ord_cross_record's runs under its e0. */
@@ -285,14 +312,7 @@ static void ordsum_cross(CkContext *ck, int kind, const EqCudaSumCase *sc, int n
     if (ns == 0)
         return;
     for (int r = 0; r < NR; r++) {
-        const size_t n = schunks + 1;
-        part[r] = (EqCudaSumPartials){ .chunk_sum = calloc(n, sizeof(double)),
-                                       .plan = calloc(n, sizeof(int)),
-                                       .runs = calloc(n, sizeof(EqOrdRun)),
-                                       .seg = calloc(n, sizeof(EqOrdRun)),
-                                       .seg_len = calloc(n, sizeof(int)),
-                                       .cross = r < 2 ? calloc(n, sizeof(EqCudaCross)) : NULL,
-                                       .approx = r < 2 ? calloc(n, sizeof(double)) : NULL };
+        part[r] = partials_new(schunks + 1, 0, r < 2);
         const int err = eq_cuda_stage_ordsum(ck->cuda, sc, ns, flags[r], sums[r], &part[r]);
         if (err < 0)
             ck_error(ck, "eq_cuda_stage_ordsum (crossing records)", err);
@@ -342,15 +362,8 @@ static void ordsum_cross(CkContext *ck, int kind, const EqCudaSumCase *sc, int n
     ct->early += part[1].cross_early;
     ct->applied += part[0].cross_applied + part[1].cross_applied;
     ct->lie_failed += part[2].cross_failed;
-    for (int r = 0; r < NR; r++) {
-        free(part[r].chunk_sum);
-        free(part[r].plan);
-        free(part[r].runs);
-        free(part[r].seg);
-        free(part[r].seg_len);
-        free(part[r].cross);
-        free(part[r].approx);
-    }
+    for (int r = 0; r < NR; r++)
+        partials_free(&part[r]);
 }
 
 /* The launch of one kind (cases[0 .. nc-1], `chunks` in all) again: (1) the
@@ -404,13 +417,7 @@ static void ordsum_small_and_lie(CkContext *ck, int kind, const EqCudaSumCase *c
                                    late | EQ_CUDA_STAGE_SUM_FED_END | chain };
     for (int r = 0; r < NR; r++) {
         const size_t n = r == 2 ? chunks : schunks;
-        part[r] = (EqCudaSumPartials){ .chunk_sum = calloc(n + 1, sizeof(double)),
-                                       .plan = calloc(n + 1, sizeof(int)),
-                                       .runs = calloc(n + 1, sizeof(EqOrdRun)),
-                                       .seg = calloc(n + 1, sizeof(EqOrdRun)),
-                                       .seg_len = calloc(n + 1, sizeof(int)),
-                                       .split = r == 3 ? calloc(n + 1, sizeof(EqCudaSplit))
-                                                       : NULL };
+        part[r] = partials_new(n + 1, r == 3, 0);
         const int err = eq_cuda_stage_ordsum(ck->cuda, r == 2 ? cases : sc, r == 2 ? nc : ns,
                                              flags[r], sums[r], &part[r]);
         if (err < 0)
@@ -509,14 +516,8 @@ static void ordsum_small_and_lie(CkContext *ck, int kind, const EqCudaSumCase *c
         }
         c0 += nch;
     }
-    for (int r = 0; r < NR; r++) {
-        free(part[r].split);
-        free(part[r].chunk_sum);
-        free(part[r].plan);
-        free(part[r].runs);
-        free(part[r].seg);
-        free(part[r].seg_len);
-    }
+    for (int r = 0; r < NR; r++)
+        partials_free(&part[r]);
     ordsum_cross(ck, kind, sc, ns, schunks, ct);
 }
 
@@ -679,14 +680,8 @@ void ck_ordsum(CkContext *ck)
             kind & 1 ? EQ_CUDA_STAGE_SUM_SPLIT_BLOCK : EQ_CUDA_STAGE_SUM_SPLIT_WARP;
         EqCudaSumPartials part[4];
         double sums[4][16], none_sums[16];
-        for (int r = 0; r < 4; r++) {
-            part[r].chunk_sum = calloc(chunks, sizeof(double));
-            part[r].plan = calloc(chunks, sizeof(int));
-            part[r].runs = calloc(chunks, sizeof(EqOrdRun));
-            part[r].seg = calloc(chunks, sizeof(EqOrdRun));
-            part[r].seg_len = calloc(chunks, sizeof(int));
-            part[r].split = r == 0 || r == 2 ? calloc(chunks, sizeof(EqCudaSplit)) : NULL;
-        }
+        for (int r = 0; r < 4; r++)
+            part[r] = partials_new(chunks, r == 0 || r == 2, 0);
         for (int r = 0; r < 3; r++) {
             int err = 0;
             if (r == 2) {
@@ -847,14 +842,8 @@ void ck_ordsum(CkContext *ck)
         split_made += part[0].split_made;
         split_applied += part[0].split_applied;
         split_failed += part[0].split_failed;
-        for (int r = 0; r < 4; r++) {
-            free(part[r].split);
-            free(part[r].chunk_sum);
-            free(part[r].plan);
-            free(part[r].runs);
-            free(part[r].seg);
-            free(part[r].seg_len);
-        }
+        for (int r = 0; r < 4; r++)
+            partials_free(&part[r]);
         for (int i = 0; i < nc; i++)
             free(mem[i]);
     }
