@@ -106,6 +106,8 @@ typedef struct Tally {
      * before's (DevCount's cross_prev..., and guess_false) */
     size_t sp_cross_prev, sp_cross_hit_plan, sp_cross_hit_guess, sp_guess_false;
     size_t sp_stale_tried, sp_stale_whole;
+    /* with model_cross: crossing records walked whole, handed to the block */
+    size_t xr_whole, xr_failed;
     /* the sums themselves: mean (sum / n) range, negative sums */
     double mean_lo, mean_hi;
     size_t negative;
@@ -849,6 +851,8 @@ static void measure(const double *x, size_t n, int m, int kind, int scale, int c
         t->sp_guess_false += guess_false;
         t->sp_stale_tried += dc.stale_tried;
         t->sp_stale_whole += dc.stale_whole;
+        t->xr_whole += dc.xr_whole;
+        t->xr_failed += dc.xr_failed;
     }
 }
 
@@ -1452,7 +1456,8 @@ static void usage(FILE *f)
                "  --splits        a second table: the device's split records (their\n"
                "                  pieces, how many the block's fast path takes)\n"
                "  --expect-paths  exit 1 also when the device model walked no split\n"
-               "                  record or prewalked no first chunk (for the tests)\n"
+               "                  record or prewalked no first chunk (for the tests), or\n"
+               "                  with crossing records walked none whole\n"
                "  --device        each launch also on the CUDA engine, held to the loop\n"
                "                  and to the model (plans, split records made, walked\n"
                "                  whole, handed to the block); exit 77 without a device;\n"
@@ -1654,19 +1659,25 @@ report:
         printf("\n");
         print_split_table(label, by_scale);
     }
-    size_t nsums = 0, records = 0, prewalked = 0;
+    size_t nsums = 0, records = 0, prewalked = 0, xr_whole = 0, xr_failed = 0;
     for (int m = 0; m < M_COUNT; m++)
         for (int k = 0; k < MAX_KINDS; k++) {
             nsums += tally[m][k][0].sums;
             records += tally[m][k][0].d_records;
             prewalked += tally[m][k][0].d_prewalked;
+            xr_whole += tally[m][k][0].xr_whole;
+            xr_failed += tally[m][k][0].xr_failed;
         }
     printf("%zu sums, %ld differ from the loop\n", nsums, mismatches);
     if (expect_paths) {
         /* the model's paths must be taken, or a test of it tests little */
         printf("device model paths: %zu split records walked, %zu first chunks prewalked\n",
                records, prewalked);
-        if (records == 0 || prewalked == 0)
+        if (model_cross)
+            printf("device model paths: %zu crossing records walked whole, %zu handed to the "
+                   "block part way\n",
+                   xr_whole, xr_failed);
+        if (records == 0 || prewalked == 0 || (model_cross && xr_whole == 0))
             return 1;
     }
 #ifdef EQ_RATES_CUDA
