@@ -13,7 +13,7 @@
 #       EXACTQUALITY_CUDA_WALK=plan; the default walk is seq), kernels-scan
 # upload: the copies of the banded upload (tools/bench_upload)
 # bench4k: 3840x2160 only, 50 frames; threads: SSIMULACRA2 at 1080p and 4K
-#   with 1, 2, 4, 8 concurrent scorers; mutation: the 50 mutants below, each
+#   with 1, 2, 4, 8 concurrent scorers; mutation: the 51 mutants below, each
 #   checkkernels built with one mutated line (in 7 copies of the tree at
 #   once, each run as soon as it is built; about 4 minutes on the H200), each
 #   of which must fail its stage; rates-device: exactquality-ordsum-rates
@@ -208,12 +208,14 @@ for s in $steps; do
       # lane's last term left out; the suffix's check ignored (red through
       # the stage's poisoned suffixes); a record formed before the wait kept
       # whatever its binade; no binade kept for the next launch (none formed
-      # before the wait); the prefixes composed in the wrong order
-      mut crosslane 's/    for (int i = a; i < end; i++)/    for (int i = a; i < end - 1; i++)/'
-      mut crossok 's/    return ok ? -1 : end;/    return -1;/'
+      # before the wait); the prefixes composed in the wrong order; in the
+      # walk as one chain, the suffix's check ignored
+      mut crosslane 's/    for (int i = a; i < stop; i++)/    for (int i = a; i < stop - 1; i++)/'
+      mut crossok 's/    \*end = ok ? -1 : stop;/    *end = -1;/'
       mut crossearly 's/        if (crossed \&\& e0 != early_e0)/        if (crossed \&\& early_e0 == EQ_ORD_NONE)/'
       mut crosskeep 's/            keep_e0\[g\] = e0;/            keep_e0[g] = EQ_ORD_NONE;/'
       mut crossscan 's/                    r = eq_ord_compose(y, r);/                    r = eq_ord_compose(r, y);/'
+      mut crosschain 's/            ok \&= end < 0 \&\& eq_exp_field(y) != 0x7ff;/            ok \&= eq_exp_field(y) != 0x7ff;/'
       # the tie-free run's arithmetic (lib/exact/ordsum.h, eq_ord_run_scaled1),
       # red in the ordsum stage: one of its four interleaved totals left out,
       # no lane flagged for a negative term, no exact half flagged, no lane
@@ -325,7 +327,7 @@ PY
         run fed-ordsum-$sd 300 "$B/tests/checkkernels/checkkernels" --seed "$sd" --only ordsum
       done
       F=${FIX:-$PWD/../fix} RT=$B/tools/exactquality-ordsum-rates
-      for fm in two:on:off two:off:on off:off:on end:off:on; do
+      for fm in two:on:off two:off:on two:on:on end:off:on; do
         set_forms $fm
         n=${fm//:/-}
         run fed-ssim-$n 200 "$B/tests/checkkernels/checkkernels" --seed "$SEED" --only ssim
@@ -338,7 +340,7 @@ PY
     fedbench)
       # SSIM at 4K in two rounds of the forms in turn (record bench and
       # --interleave), then at 1080p and 576x324; a summary line each
-      forms="off:off:off two:off:off off:on:off two:on:off two:off:on off:off:on"
+      forms="off:off:off two:off:off off:on:off two:on:off two:off:on two:on:on"
       for r in 1 2; do
         for fm in $forms; do
           set_forms $fm
@@ -351,7 +353,7 @@ PY
           done
         done
       done
-      for fm in off:off:off two:on:off two:off:on; do
+      for fm in off:off:off two:on:off two:on:on; do
         set_forms $fm
         L="$OUT/fed-small-${fm//:/-}.log"
         timeout 120 "$B/tools/bench_cuda" --sizes 576x324,1920x1080 --metrics ssim --frames 200 \

@@ -1695,43 +1695,47 @@ static __device__ __forceinline__ int split_walk_lean(const EqCudaSplit *rec, do
 /* (the small walk's crossing forms: a chunk with a crossing record) */
 #define WALK_CROSS_AT(sh, k) ((sh).split[k] == EQC_SPLIT_CROSSREC)
 
-/* Warp 0 (every lane) walks chunk k's crossing record (EqCudaCross) from
- * the exact sum *x, as eq_ord_walk_cross (lib/exact/ordsum.h) defines it:
- * lane l applies the prefix P[l] to *x; the prefixes that pass are those
- * of the lanes before the first that fails (a longer prefix's check
- * covers every shorter one's sums), lo of them, so the sum after lane lo
- * - 1's prefix is exact; lane lo's terms follow by the loop's own adds
+/* Warp 0 (every lane) walks a crossing record (EqCudaCross) from the
+ * sum y, as eq_ord_walk_cross (lib/exact/ordsum.h) defines it: lane l
+ * applies the prefix P[l] to y; the prefixes that pass are those of the
+ * lanes before the first that fails (a longer prefix's check covers every
+ * shorter one's sums), lo of them, so that, y being exact, the sum after
+ * lane lo - 1's prefix is; lane lo's terms follow by the loop's own adds
  * (the crossing is among them), then the suffix S[lo] under e0 + 1,
- * checked. Returns -1 when every term was added, else the first term not
- * added (S's check failed: a second crossing, or a start outside e0), *x
- * exact before it. `lie` (tests only, EQ_CUDA_STAGE_SUM_LIE): S taken for
- * a poisoned run, whose check fails. */
-static __device__ __forceinline__ int cross_walk(const EqCudaCross &r, double *x, int lane,
-                                                 int lie)
+ * checked. Returns the sum, *end -1 when every term was added; else *end
+ * is the first term not added (S's check failed: a second crossing, or a
+ * start outside e0), the sum the one before it. `lie` (tests only,
+ * EQ_CUDA_STAGE_SUM_LIE): S taken for a poisoned run, whose check fails. */
+static __device__ __forceinline__ double cross_step(const EqCudaCross &r, double y, int lane,
+                                                    int lie, int *end)
 {
-    double u = *x;
+    double u = y;
     const bool pass = eq_ord_apply(&u, &r.P[lane], r.e0);
     const unsigned b = __ballot_sync(0xffffffffu, pass);
     const int lo = b == 0xffffffffu ? 32 : __ffs(~b) - 1;
     const double before = __shfl_sync(0xffffffffu, u, lo > 0 ? lo - 1 : 0);
-    double t = lo > 0 ? before : *x;
+    double t = lo > 0 ? before : y;
     const int n = r.count, a = lo * 32;
-    if (a >= n) {
-        *x = t;
-        return -1;
-    }
-    const int end = a + 32 < n ? a + 32 : n;
-    for (int i = a; i < end; i++)
+    *end = -1;
+    if (a >= n)
+        return t;
+    const int stop = a + 32 < n ? a + 32 : n;
+    for (int i = a; i < stop; i++)
         t += r.x[i]; /* the loop's own adds */
-    if (end >= n) {
-        *x = t;
-        return -1;
-    }
+    if (stop >= n)
+        return t;
     const EqOrdRun after = lie ? eq_ord_poison() : r.S[lo];
     const int ok = eq_ord_apply(&t, &after, r.e0 + 1);
-    *x = t;
-    return ok ? -1 : end;
+    *end = ok ? -1 : stop;
+    return t;
 }
+
+/* A step of the walk as one chain (EQ_CUDA_WALKCHAIN_ENV) that is a
+ * crossing record: EqOrdPiece's e this, start its place in the walk's
+ * records (WalkCrossShared) */
+#define EQC_STEP_CROSSREC (EQ_ORD_NONE + 2)
+static_assert(EQC_STEP_CROSSREC != EQ_ORD_CROSS && EQC_STEP_CROSSREC < EQ_ORD_EMIN,
+              "a step's kind apart from every binade and the crossing term");
 
 enum { WALK_ZERO, WALK_RUN, WALK_RECORD, WALK_BLOCK };
 
@@ -1794,7 +1798,8 @@ static __device__ __forceinline__ int walk_chunks(const Sh &sh, int k, int nb, d
                 if (!WALK_CROSS_AT(sh, k))
                     break;
                 /* CROSS: the chunk's crossing record (cross_of: where) */
-                const int p0 = cross_walk(*cross_of(k), x, lane, lie);
+                int p0;
+                *x = cross_step(*cross_of(k), *x, lane, lie, &p0);
                 if (lane == 0)
                     atomicAdd(&counters[p0 < 0 ? EQC_CNT_CROSS_APPLIED : EQC_CNT_CROSS_FAILED],
                               1);
@@ -2102,6 +2107,30 @@ struct WalkCrossShared {
     signed char slot[EQC_ORD_LANES]; /* the chunk's record in rec, or -1 */
 };
 
+/* eq_ord_walk_chain's walk with crossing records among the steps (a step
+ * whose e is EQC_STEP_CROSSREC: record p[k].start of X, by cross_step,
+ * its suffix's check beside the chain as a run's; the sum after it must
+ * be finite), by warp 0, every lane. Returns 1 with *s the last sum, or 0
+ * with *s as it was, as eq_ord_walk_chain. */
+static __device__ int walk_chain_cross(double *s, const EqOrdPiece *p, int n,
+                                       const WalkCrossShared *X, int lane, int lie)
+{
+    double y = *s;
+    int ok = eq_exp_field(y) != 0x7ff;
+    for (int k = 0; k < n; k++) {
+        if (p[k].e == EQC_STEP_CROSSREC) {
+            int end;
+            y = cross_step(X->rec[p[k].start], y, lane, lie, &end);
+            ok &= end < 0 && eq_exp_field(y) != 0x7ff;
+        } else {
+            y = eq_ord_chain_next(y, &p[k], k == n - 1, &ok);
+        }
+    }
+    if (ok)
+        *s = y;
+    return ok;
+}
+
 template <int FED, int CHAIN, int CROSS>
 __global__ void __launch_bounds__(EQC_ORD_LANES, 1)
 ord_walk_small_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs, EqOrdRun *seg,
@@ -2288,15 +2317,18 @@ ord_walk_small_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *run
          * term by term without a record in recs, too many steps, or a
          * failed check or sum not finite: the walk below, as before,
          * from the same start. */
-        int cnt = 0, bad = 0, rec = 0;
+        int cnt = 0, bad = 0, rec = 0, xrec = 0;
         if (in && c >= c0) {
-            /* walk_kind's rules (the chain's sums are all finite) */
+            /* walk_kind's rules (the chain's sums are all finite); CROSS:
+             * a crossing record in X->rec, one step */
             const int len = sh.seg_len[c];
             const int kind = len == 1 ? walk_kind(sh, c) : WALK_ZERO;
             if (len > 1 || kind == WALK_RUN)
                 cnt = 1;
             else if (kind == WALK_RECORD && sh.slot[c] >= 0)
                 cnt = sh.recs[sh.slot[c]].np, rec = 1;
+            else if (CROSS && kind == WALK_BLOCK && WALK_CROSS_AT(sh, c) && X->slot[c] >= 0)
+                cnt = 1, xrec = 1;
             else if (kind != WALK_ZERO)
                 bad = 1; /* the block adds it, or its record is not in recs */
         }
@@ -2308,6 +2340,7 @@ ord_walk_small_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *run
         if (lane == 31)
             sh.nstep[w] = inc;
         const int nrec = __syncthreads_count(rec);
+        const int nxchain = CROSS ? __syncthreads_count(xrec) : 0;
         bad = __syncthreads_or(bad);
         int at = inc - cnt, steps = 0;
         for (int k = 0; k < EQC_ORD_WARPS; k++) {
@@ -2324,21 +2357,24 @@ ord_walk_small_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *run
                 }
             } else if (cnt) {
                 EqOrdPiece q;
-                q.run = sh.seg[c];
+                q.run = xrec ? eq_ord_empty() : sh.seg[c];
                 q.x = 0.0;
-                q.e = sh.plan[c];
-                q.start = 0;
+                q.e = xrec ? EQC_STEP_CROSSREC : sh.plan[c];
+                q.start = xrec ? X->slot[c] : 0;
                 sh.prog[at] = q;
             }
             __syncthreads();
             if (w == 0) {
                 double y = sum;
-                const int ok = eq_ord_walk_chain(&y, sh.prog, steps);
+                const int ok = CROSS ? walk_chain_cross(&y, sh.prog, steps, X, lane, lie)
+                                     : eq_ord_walk_chain(&y, sh.prog, steps);
                 if (lane == 0) {
                     sh.s = y;
                     sh.next = ok;
                     if (ok && nrec)
                         atomicAdd(&counters[1], nrec);
+                    if (ok && nxchain)
+                        atomicAdd(&counters[EQC_CNT_CROSS_APPLIED], nxchain);
                 }
             }
             __syncthreads();
@@ -2442,17 +2478,17 @@ static int same_layout(const EqcSumTable *a, const EqcSumTable *b)
 }
 
 /* ord_walk_small_kernel's forms: [fed][chain] (EQ_CUDA_FEDWALK_ENV,
- * EQ_CUDA_WALKCHAIN_ENV), and with crossing records [fed]
- * (EQ_CUDA_CROSSREC_ENV: step by step, their records in dynamic shared
- * memory) */
+ * EQ_CUDA_WALKCHAIN_ENV), and with crossing records [fed][chain]
+ * (EQ_CUDA_CROSSREC_ENV: their records in dynamic shared memory) */
 static decltype(&ord_walk_small_kernel<0, 0, 0>) const walk_small[3][2] = {
     { ord_walk_small_kernel<0, 0, 0>, ord_walk_small_kernel<0, 1, 0> },
     { ord_walk_small_kernel<1, 0, 0>, ord_walk_small_kernel<1, 1, 0> },
     { ord_walk_small_kernel<2, 0, 0>, ord_walk_small_kernel<2, 1, 0> },
 };
-static decltype(&ord_walk_small_kernel<0, 0, 0>) const walk_small_cross[3] = {
-    ord_walk_small_kernel<0, 0, 1>, ord_walk_small_kernel<1, 0, 1>,
-    ord_walk_small_kernel<2, 0, 1>
+static decltype(&ord_walk_small_kernel<0, 0, 0>) const walk_small_cross[3][2] = {
+    { ord_walk_small_kernel<0, 0, 1>, ord_walk_small_kernel<0, 1, 1> },
+    { ord_walk_small_kernel<1, 0, 1>, ord_walk_small_kernel<1, 1, 1> },
+    { ord_walk_small_kernel<2, 0, 1>, ord_walk_small_kernel<2, 1, 1> },
 };
 
 int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double *dout,
@@ -2656,13 +2692,12 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
             /* the crossing forms' records: dynamic shared memory beyond
              * the default 48 KB, allowed once */
             const size_t smem = cross ? sizeof(WalkCrossShared) : 0;
-            const auto wk =
-                cross ? walk_small_cross[fed]
-                      : walk_small[fed][cuda->walk_chain && !cuda->walk_none_plan];
+            const int chain = cuda->walk_chain && !cuda->walk_none_plan;
+            const auto wk = cross ? walk_small_cross[fed][chain] : walk_small[fed][chain];
             if (cross && !cuda->cross_smem) {
-                for (int f = 0; f < 3; f++)
+                for (int f = 0; f < 6; f++)
                     EQC_CHECK(cuda, EQC_SITE_LAUNCH,
-                              cudaFuncSetAttribute(walk_small_cross[f],
+                              cudaFuncSetAttribute(walk_small_cross[f / 2][f % 2],
                                                    cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                    (int)sizeof(WalkCrossShared)));
                 cuda->cross_smem = 1;

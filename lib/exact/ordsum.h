@@ -1013,21 +1013,33 @@ EQ_HD static inline int eq_ord_walk_short(double *s, const EqOrdPiece *p, int np
  * the definition. For a start and sums whose sign bit is clear, 1 exactly
  * where every run passes eq_ord_apply and every sum is finite.
  */
+/* Step p of eq_ord_walk_chain from the sum y: the sum after it
+ * (eq_ord_chain_step), *ok cleared where its check fails or, for a
+ * crossing term, where the sum after it is not finite. `last`: p is the
+ * chain's last step. (The device's chain with crossing records takes its
+ * other steps so, lib/cuda/ordsum.cu.) */
+EQ_HD static inline double eq_ord_chain_next(double y, const EqOrdPiece *p, int last, int *ok)
+{
+    int good;
+    y = eq_ord_chain_step(y, &p->run, p, &good);
+#if EQ_ORDSUM_MUTATION == 12
+    *ok &= good || last; /* mutation: the last step's check ignored */
+#elif EQ_ORDSUM_MUTATION == 13
+    (void)last;
+    *ok &= good; /* mutation: a crossing sum's finiteness not checked */
+#else
+    (void)last;
+    *ok &= good && (p->e != EQ_ORD_CROSS || eq_exp_field(y) != 0x7ff);
+#endif
+    return y;
+}
+
 EQ_HD static inline int eq_ord_walk_chain(double *s, const EqOrdPiece *p, int n)
 {
     double y = *s;
     int ok = eq_exp_field(y) != 0x7ff, k;
-    for (k = 0; k < n; k++) {
-        int good;
-        y = eq_ord_chain_step(y, &p[k].run, &p[k], &good);
-#if EQ_ORDSUM_MUTATION == 12
-        ok &= good || k == n - 1; /* mutation: the last step's check ignored */
-#elif EQ_ORDSUM_MUTATION == 13
-        ok &= good; /* mutation: a crossing sum's finiteness not checked */
-#else
-        ok &= good && (p[k].e != EQ_ORD_CROSS || eq_exp_field(y) != 0x7ff);
-#endif
-    }
+    for (k = 0; k < n; k++)
+        y = eq_ord_chain_next(y, &p[k], k == n - 1, &ok);
     if (ok)
         *s = y;
     return ok;

@@ -278,12 +278,14 @@ typedef struct CrossTally {
 
 /* The small launch of one kind (sc[0 .. ns-1], schunks chunks) with
  * crossing records (EQ_CUDA_STAGE_SUM_CROSS): (0) fused, its chunk sums
- * published late over NaN (_FUSED_LATE), the walk fed in two steps; (1)
- * the same launch again, fused, fed: its slot kept (0)'s binades, so every
+ * published late over NaN (_FUSED_LATE), the walk fed in two steps and as
+ * one chain (_CHAIN: the records among its steps); (1) the same launch
+ * again, fused, fed, step by step: its slot kept (0)'s binades, so every
  * record is formed before the fused kernel's wait; (2) fused with
- * EQ_CUDA_STAGE_SUM_LIE, the walk after the kernel's end (the suffix of
- * every record taken for a poisoned run: the block adds the rest of the
- * chunk); (3) (0) with the walk fed at each chunk's end. Every sum
+ * EQ_CUDA_STAGE_SUM_LIE, the walk after the kernel's end, one chain (the
+ * suffix of every record taken for a poisoned run: the chain fails, the
+ * walk goes step by step and the block adds the rest of the chunk); (3)
+ * (0) with the walk fed at each chunk's end, step by step. Every sum
  * against the loop; in (0) and (1), every chunk whose plan's prefixes
  * cross one binade (eq_ord_cross_binade of its approximate prefix and
  * chunk sum; but a zero chunk and a prewalked first one) has a crossing
@@ -294,14 +296,16 @@ static void ordsum_cross(CkContext *ck, int kind, const EqCudaSumCase *sc, int n
 {
     enum { NR = 4 };
     static const int late = EQ_CUDA_STAGE_SUM_FUSED | EQ_CUDA_STAGE_SUM_FUSED_LATE;
+    static const int cross = EQ_CUDA_STAGE_SUM_CROSS, chain = EQ_CUDA_STAGE_SUM_CHAIN;
     static const int flags[NR] = {
-        late | EQ_CUDA_STAGE_SUM_FED | EQ_CUDA_STAGE_SUM_CROSS,
-        EQ_CUDA_STAGE_SUM_FUSED | EQ_CUDA_STAGE_SUM_FED | EQ_CUDA_STAGE_SUM_CROSS,
-        EQ_CUDA_STAGE_SUM_FUSED | EQ_CUDA_STAGE_SUM_LIE | EQ_CUDA_STAGE_SUM_CROSS,
-        late | EQ_CUDA_STAGE_SUM_FED_END | EQ_CUDA_STAGE_SUM_CROSS
+        late | EQ_CUDA_STAGE_SUM_FED | cross | chain,
+        EQ_CUDA_STAGE_SUM_FUSED | EQ_CUDA_STAGE_SUM_FED | cross,
+        EQ_CUDA_STAGE_SUM_FUSED | EQ_CUDA_STAGE_SUM_LIE | cross | chain,
+        late | EQ_CUDA_STAGE_SUM_FED_END | cross
     };
-    static const char *const what_r[NR] = { "fed", "again (formed before the wait)",
-                                            "a poisoned suffix", "fed at each chunk's end" };
+    static const char *const what_r[NR] = { "fed, one chain", "again (formed before the wait)",
+                                            "a poisoned suffix, one chain",
+                                            "fed at each chunk's end" };
     EqCudaSumPartials part[NR];
     double sums[NR][16];
     char what[160];
