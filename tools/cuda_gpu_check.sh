@@ -200,7 +200,7 @@ for s in $steps; do
       mut fastfirst 's/tf_run + acc, sh->first\[t\]\[par\]);/tf_run + acc, sh->first[t][0]);/'
       mut leanwords 's/EQC_LEAN_PIECES \* sizeof(EqCudaSplitPiece)/(EQC_LEAN_PIECES - 1) * sizeof(EqCudaSplitPiece)/'
       mut leanlong 's/        if (__syncthreads_or(long_rec)) {/        if (__syncthreads_or(0)) {/'
-      mut fedwait 's/    while (ld_acquire_u32(f) != epoch)/    while (0)/'
+      mut fedwait 's/    for (unsigned n = 0; ld_acquire_u32(f) != epoch; n++) {/    for (unsigned n = 0; 0; n++) {/'
       mut chainok 's/            if (sh.next) {/            if (1) {/'
       mut chainrec 's/                cnt = sh.recs\[sh.slot\[c\]\].np, rec = 1;/                cnt = sh.recs[sh.slot[c]].np - 1, rec = 1;/'
       mut chainseg 's/            if (len > 1 || kind == WALK_RUN)/            if (len > 2 || kind == WALK_RUN)/'

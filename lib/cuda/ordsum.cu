@@ -1189,11 +1189,17 @@ static __device__ __forceinline__ void st_release_u32(unsigned *p, unsigned v)
 }
 
 /* The small walk's wait for a chunk flag of the fused kernel
- * (EQ_CUDA_FEDWALK_ENV) */
+ * (EQ_CUDA_FEDWALK_ENV). A flag that never comes (a defect: every fused
+ * block is resident or done before the walk launches) ends the launch
+ * with an error after 2^25 polls, a second or more, where it would hang
+ * the stream and whatever waits on it. */
 static __device__ __forceinline__ void wait_flag(const unsigned *f, unsigned epoch)
 {
-    while (ld_acquire_u32(f) != epoch)
+    for (unsigned n = 0; ld_acquire_u32(f) != epoch; n++) {
+        if (n == 1u << 25)
+            __trap();
         __nanosleep(32);
+    }
 }
 
 /* tests (EQ_CUDA_STAGE_SUM_FUSED_LATE): n words of p set to v */
