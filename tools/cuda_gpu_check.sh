@@ -204,14 +204,11 @@ for s in $steps; do
       mut chainok 's/            if (sh.next) {/            if (1) {/'
       mut chainrec 's/                cnt = sh.recs\[sh.slot\[c\]\].np, rec = 1;/                cnt = sh.recs[sh.slot[c]].np - 1, rec = 1;/'
       mut chainseg 's/            if (len > 1 || kind == WALK_RUN)/            if (len > 2 || kind == WALK_RUN)/'
-      # crossing records (EQ_CUDA_CROSSREC_ENV, session 27): the crossing
-      # lane's last term left out; the suffix's check ignored (red through
-      # the stage's poisoned suffixes); a record formed before the wait kept
+      # crossing records (EQ_CUDA_CROSSREC_ENV, session 27; crosslane and
+      # crossok in the header, below): a record formed before the wait kept
       # whatever its binade; no binade kept for the next launch (none formed
       # before the wait); the prefixes composed in the wrong order; in the
       # walk as one chain, the suffix's check ignored
-      mut crosslane 's/    for (int i = a; i < stop; i++)/    for (int i = a; i < stop - 1; i++)/'
-      mut crossok 's/    \*end = ok ? -1 : stop;/    *end = -1;/'
       mut crossearly 's/        if (crossed \&\& e0 != early_e0)/        if (crossed \&\& early_e0 == EQ_ORD_NONE)/'
       mut crosskeep 's/            keep_e0\[g\] = e0;/            keep_e0[g] = EQ_ORD_NONE;/'
       mut crossscan 's/                    r = eq_ord_compose(y, r);/                    r = eq_ord_compose(r, y);/'
@@ -239,6 +236,11 @@ for s in $steps; do
       # session 26, which the walk as one chain shares); its checks ignored
       mx leancross 's/    return cross ? y + p->x : next;/    return cross ? y : next;/'
       mx leanok 's/^            ok \&= good;$/            ok \&= 1;/'
+      # crossing records' walk end (eq_ord_cross_tail, shared with the host
+      # walk): the crossing lane's last term left out; the suffix's check
+      # ignored (red through the stage's poisoned suffixes)
+      mx crosslane 's/^    for (i = a; i < stop; i++)$/    for (i = a; i < stop - 1; i++)/'
+      mx crossok 's/^    if (stop < n \&\& !eq_ord_apply(\&t, S, e0 + 1))$/    if (0)/'
       mx posapply 's/    eq_ord_pick(r, (int)(b \& 1), \&d, \&lo, \&hi);/    eq_ord_pick(r, 0, \&d, \&lo, \&hi);/'
       K=tests/checkkernels/checkkernels
       mut_s2 blurfirst $K 's/        if (k0 >= 0) {/        if (k0 > 0) {/' --seed "$SEED" --only ssimulacra2

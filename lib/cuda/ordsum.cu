@@ -1720,20 +1720,10 @@ static __device__ __forceinline__ double cross_step(const EqCudaCross &r, double
     const unsigned b = __ballot_sync(0xffffffffu, pass);
     const int lo = b == 0xffffffffu ? 32 : __ffs(~b) - 1;
     const double before = __shfl_sync(0xffffffffu, u, lo > 0 ? lo - 1 : 0);
-    double t = lo > 0 ? before : y;
-    const int n = r.count, a = lo * 32;
-    *end = -1;
-    if (a >= n)
-        return t;
-    const int stop = a + 32 < n ? a + 32 : n;
-    for (int i = a; i < stop; i++)
-        t += r.x[i]; /* the loop's own adds */
-    if (stop >= n)
-        return t;
-    const EqOrdRun after = lie ? eq_ord_poison() : r.S[lo];
-    const int ok = eq_ord_apply(&t, &after, r.e0 + 1);
-    *end = ok ? -1 : stop;
-    return t;
+    /* the lane's adds and the suffix: the header's, as the host walks it */
+    const EqOrdRun poison = eq_ord_poison();
+    return eq_ord_cross_tail(lo > 0 ? before : y, r.x, r.count, lo, 32,
+                             lie || lo == 32 ? &poison : &r.S[lo], r.e0, end);
 }
 
 /* A step of the walk as one chain (EQ_CUDA_WALKCHAIN_ENV) that is a

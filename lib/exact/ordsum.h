@@ -1103,10 +1103,38 @@ EQ_HD static inline void eq_ord_cross_record(const double *x, int n, int lanes, 
     }
 }
 
+/* The end of a crossing chunk's walk (eq_ord_walk_cross, and the device's
+ * cross_step, which finds lo its own way): from t, the exact sum after
+ * lanes 0 .. lo - 1 of `per` terms, lane lo's terms of x[0 .. n-1] by the
+ * loop's own adds (the crossing is among them), then the suffix *S (the
+ * lanes after lo) under e0 + 1, checked. Returns the sum; *end is -1 when
+ * all n terms were added, else the first term not added (S's check
+ * failed), the sum being the one before it. S is read only where lane lo
+ * ends before the last term. */
+EQ_HD static inline double eq_ord_cross_tail(double t, const double *x, int n, int lo, int per,
+                                            const EqOrdRun *S, int e0, int *end)
+{
+    const int a = lo * per;
+    int i, stop;
+    *end = -1;
+    if (a >= n)
+        return t;
+    stop = a + per < n ? a + per : n;
+#if EQ_ORDSUM_MUTATION == 15
+    for (i = a; i < stop - 1; i++) /* mutation: the lane's last term left out */
+#else
+    for (i = a; i < stop; i++)
+#endif
+        t += x[i]; /* the loop's own add */
+    if (stop < n && !eq_ord_apply(&t, S, e0 + 1))
+        *end = stop;
+    return t;
+}
+
 EQ_HD static inline int eq_ord_walk_cross(double *s, const EqOrdRun *P, const EqOrdRun *S, int e0,
                                           const double *x, int n, int lanes, int per)
 {
-    int lo = 0, hi = lanes + 1, i, end;
+    int lo = 0, hi = lanes + 1, end;
     double t;
     while (hi - lo > 1) {
         const int mid = (lo + hi) / 2;
@@ -1123,22 +1151,7 @@ EQ_HD static inline int eq_ord_walk_cross(double *s, const EqOrdRun *P, const Eq
     t = *s;
     if (lo > 0)
         (void)eq_ord_apply(&t, &P[lo - 1], e0);
-    if (lo == lanes || lo * per >= n) {
-        *s = t;
-        return -1;
-    }
-    end = (lo + 1) * per < n ? (lo + 1) * per : n;
-#if EQ_ORDSUM_MUTATION == 15
-    for (i = lo * per; i < end - 1; i++) /* mutation: the lane's last term left out */
-#else
-    for (i = lo * per; i < end; i++)
-#endif
-        t += x[i]; /* the loop's own add */
-    if (end >= n || eq_ord_apply(&t, &S[lo], e0 + 1)) {
-        *s = t;
-        return -1;
-    }
-    *s = t;
+    *s = eq_ord_cross_tail(t, x, n, lo, per, lo < lanes ? &S[lo] : NULL, e0, &end);
     return end;
 }
 
