@@ -955,8 +955,9 @@ static __device__ __forceinline__ EqOrdRun cross_lane_run(const double *mine, in
  * the caller's fence and barrier publish it): warp 0 the prefixes (lane
  * l's run under e0, an inclusive scan of the runs in lane order), warp 1
  * the suffixes (under e0 + 1, a scan from the last lane, shifted by one:
- * S[l] holds lanes l + 1 ..), the other warps the terms. Composition is
- * associative: eq_ord_cross_record's runs, which compose them one by one. */
+ * S[l] holds lanes l + 1 ..), the other warps the terms: the runs of
+ * eq_ord_cross_record, which composes them in this grouping (a part's
+ * poison depends on it) for the harness to compare bit for bit. */
 static __device__ __forceinline__ void cross_form(const double *stage, int count, int e0,
                                                   EqCudaCross *rec)
 {

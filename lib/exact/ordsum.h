@@ -1083,24 +1083,35 @@ EQ_HD static inline int eq_ord_cross_binade(double before, double cs)
 /* eq_ord_walk_cross's record for the terms x[0 .. n-1] in `lanes` lanes of
  * `per` terms: P[l], lanes 0 .. l's runs under e0 composed in order; S[l],
  * lanes l + 1 .. lanes-1's under e0 + 1 (S[lanes-1] the empty run). Each
- * lane's run its terms pushed one by one: the runs' definition, for the
- * host's model and tests (composition is associative, so the device may
- * group them as it likes). */
+ * lane's run its terms pushed one by one, the lanes' runs then composed in
+ * the device's grouping (cross_form in lib/cuda/ordsum.cu): an inclusive
+ * scan in steps o = 1, 2, 4, .. (at step o, P[l] = P[l - o] then P[l] for
+ * l >= o; S[l] = S[l] then S[l + o] for l + o < lanes), then S shifted by
+ * one lane. Composition is associative in the sums it gives, not in its
+ * poison: a part whose prefixes range past EQ_ORD_CAP is poisoned, where
+ * the whole, composed another way, may not be (it passes no check either
+ * way). So the host forms the record in the device's grouping, and the
+ * harness holds the device's records to it bit for bit. */
 EQ_HD static inline void eq_ord_cross_record(const double *x, int n, int lanes, int per, int e0,
                                              EqOrdRun *P, EqOrdRun *S)
 {
-    int l;
+    int l, o;
     for (l = 0; l < lanes; l++) {
         const int a = l * per < n ? l * per : n, b = (l + 1) * per < n ? (l + 1) * per : n;
-        const EqOrdRun r = eq_ord_run_terms(x + a, b - a, 1, e0);
-        P[l] = l ? eq_ord_compose(P[l - 1], r) : r;
+        P[l] = eq_ord_run_terms(x + a, b - a, 1, e0);
+        S[l] = eq_ord_run_terms(x + a, b - a, 1, e0 + 1);
     }
+    for (o = 1; o < lanes; o *= 2) {
+        /* in place: P from the last lane down reads P[l - o] of the step
+         * before, S from lane 0 up reads S[l + o] of the step before */
+        for (l = lanes - 1; l >= o; l--)
+            P[l] = eq_ord_compose(P[l - o], P[l]);
+        for (l = 0; l + o < lanes; l++)
+            S[l] = eq_ord_compose(S[l], S[l + o]);
+    }
+    for (l = 0; l + 1 < lanes; l++)
+        S[l] = S[l + 1];
     S[lanes - 1] = eq_ord_empty();
-    for (l = lanes - 2; l >= 0; l--) {
-        const int a = (l + 1) * per < n ? (l + 1) * per : n;
-        const int b = (l + 2) * per < n ? (l + 2) * per : n;
-        S[l] = eq_ord_compose(eq_ord_run_terms(x + a, b - a, 1, e0 + 1), S[l + 1]);
-    }
 }
 
 /* The end of a crossing chunk's walk (eq_ord_walk_cross, and the device's

@@ -845,11 +845,43 @@ static void chain_walks(long rounds)
  * loop's sum over the terms before it. And the prefixes that pass their
  * check from the start are those before the first that fails (the
  * device's walk, lib/cuda/ordsum.cu cross_walk, tests every lane's prefix
- * at once and takes the first that fails, where this walk searches). */
+ * at once and takes the first that fails, where this walk searches). One
+ * chunk in sixteen has wide terms of both signs instead (increments up to
+ * 1.5 2^49 units: a whole chunk's prefixes range about as far as
+ * EQ_ORD_CAP, so that a part's poison depends on the grouping); against
+ * the runs composed one by one, the record's (the device's grouping) must
+ * give every prefix and suffix the same check result and sum (and differ
+ * in some, or the case is not met). */
+static void cross_record_seq(const double *x, int n, int lanes, int per, int e0, EqOrdRun *P,
+                             EqOrdRun *S)
+{
+    int l;
+    for (l = 0; l < lanes; l++) {
+        const int a = l * per < n ? l * per : n, b = (l + 1) * per < n ? (l + 1) * per : n;
+        const EqOrdRun r = eq_ord_run_terms(x + a, b - a, 1, e0);
+        P[l] = l ? eq_ord_compose(P[l - 1], r) : r;
+    }
+    S[lanes - 1] = eq_ord_empty();
+    for (l = lanes - 2; l >= 0; l--) {
+        const int a = (l + 1) * per < n ? (l + 1) * per : n;
+        const int b = (l + 2) * per < n ? (l + 2) * per : n;
+        S[l] = eq_ord_compose(eq_ord_run_terms(x + a, b - a, 1, e0 + 1), S[l + 1]);
+    }
+}
+
+/* r and q give s the same check result and the same sum under e */
+static int same_effect(double s, const EqOrdRun *r, const EqOrdRun *q, int e)
+{
+    double a = s, b = s;
+    const int pa = eq_ord_apply(&a, r, e), pb = eq_ord_apply(&b, q, e);
+    return pa == pb && same_bits(a, b);
+}
+
 static void cross_chunks(long rounds)
 {
     enum { LANES = 32, PER = 32 };
     long k, whole = 0, handed = 0, plain = 0, mismatches = 0, not_prefix = 0, mixed = 0;
+    long wide = 0, regrouped = 0, effect_differs = 0;
     for (k = 0; k < rounds; k++) {
         double x[LANES * PER], s0, s, want;
         EqOrdRun P[LANES], S[LANES];
@@ -864,9 +896,13 @@ static void cross_chunks(long rounds)
         s0 = rnd() % 12 == 0 ? ldexp(1.0 + rnd01(), e0 + 2) : s0;
         const double total = ldexp(how == 0 ? 2.5 : how == 1 ? d / 4.0 : 2.0 * d, e0);
         const double u = ldexp(1.0, e0 - 52);
+        const int wild = rnd() % 16 == 0;
+        wide += wild;
         for (i = 0; i < n; i++) {
             const unsigned kind = (unsigned)(rnd() % 16);
-            if (kind == 0)
+            if (wild)
+                x[i] = ldexp(rnd01() * 3.0 - 1.5, e0 - 3);
+            else if (kind == 0)
                 x[i] = u * (double)(2 * (rnd() % 64) + 1) / 2.0; /* an exact half */
             else if (kind == 1)
                 x[i] = 0.0;
@@ -876,6 +912,21 @@ static void cross_chunks(long rounds)
                 x[i] = total / n * (0.5 + rnd01());
         }
         eq_ord_cross_record(x, n, LANES, PER, e0, P, S);
+        {
+            EqOrdRun Pq[LANES], Sq[LANES];
+            int l, differs = 0;
+            cross_record_seq(x, n, LANES, PER, e0, Pq, Sq);
+            for (l = 0; l < LANES; l++) {
+                differs |= memcmp(&P[l], &Pq[l], sizeof(EqOrdRun)) ||
+                           memcmp(&S[l], &Sq[l], sizeof(EqOrdRun));
+                /* a prefix from s0; a suffix from the top and the foot
+                 * of e0 + 1 */
+                effect_differs += !same_effect(s0, &P[l], &Pq[l], e0) ||
+                                  !same_effect(ldexp(1.0, e0 + 1), &S[l], &Sq[l], e0 + 1) ||
+                                  !same_effect(ldexp(2.0 - d, e0 + 1), &S[l], &Sq[l], e0 + 1);
+            }
+            regrouped += differs;
+        }
         {
             int l, failed = 0, passes = 0;
             for (l = 0; l < LANES; l++) {
@@ -903,6 +954,11 @@ static void cross_chunks(long rounds)
            "mismatches; %ld with prefixes that pass and prefixes that fail, %ld passing after "
            "one that fails\n",
            rounds, whole, handed, plain, mismatches, mixed, not_prefix);
+    printf("cross chunks: %ld with wide terms of both signs; %ld records whose runs differ from "
+           "the lanes composed one by one (poison), %ld prefixes or suffixes that act "
+           "differently\n",
+           wide, regrouped, effect_differs);
+    CHECK(regrouped > 0 && effect_differs == 0);
     CHECK(whole > rounds / 2 && handed > rounds / 20);
     CHECK(not_prefix == 0 && mixed > rounds / 2);
 }
