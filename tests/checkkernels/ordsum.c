@@ -273,7 +273,7 @@ static int cross_rec_ok(const EqCudaCross *r, const EqCudaSumCase *sc, size_t fi
 
 /* Crossing records' tallies over the kinds (ordsum_cross). */
 typedef struct CrossTally {
-    long made, early, checked, applied, lie_failed;
+    long made, early, checked, applied, lie_failed, redone;
 } CrossTally;
 
 /* The small launch of one kind (sc[0 .. ns-1], schunks chunks) with
@@ -285,8 +285,11 @@ typedef struct CrossTally {
  * EQ_CUDA_STAGE_SUM_LIE, the walk after the kernel's end, one chain (the
  * suffix of every record taken for a poisoned run: the chain fails, the
  * walk goes step by step and the block adds the rest of the chunk); (3)
- * (0) with the walk fed at each chunk's end, step by step. Every sum
- * against the loop; in (0) and (1), every chunk whose plan's prefixes
+ * (0) with the walk fed at each chunk's end, step by step; (4) (1) with
+ * every term doubled: the slot kept binades one below this launch's, so
+ * every record formed before the wait is formed again after it (none is
+ * early). Every sum against the loop; in (0),
+ * (1) and (4), every chunk whose plan's prefixes
  * cross one binade (eq_ord_cross_binade of its approximate prefix and
  * chunk sum; but a zero chunk and a prewalked first one) has a crossing
  * record under that binade, the host's (cross_rec_ok), and no other chunk
@@ -294,19 +297,23 @@ typedef struct CrossTally {
 static void ordsum_cross(CkContext *ck, int kind, const EqCudaSumCase *sc, int ns, size_t schunks,
                          CrossTally *ct)
 {
-    enum { NR = 4 };
+    enum { NR = 5 };
     static const int late = EQ_CUDA_STAGE_SUM_FUSED | EQ_CUDA_STAGE_SUM_FUSED_LATE;
     static const int cross = EQ_CUDA_STAGE_SUM_CROSS, chain = EQ_CUDA_STAGE_SUM_CHAIN;
     static const int flags[NR] = {
         late | EQ_CUDA_STAGE_SUM_FED | cross | chain,
         EQ_CUDA_STAGE_SUM_FUSED | EQ_CUDA_STAGE_SUM_FED | cross,
         EQ_CUDA_STAGE_SUM_FUSED | EQ_CUDA_STAGE_SUM_LIE | cross | chain,
-        late | EQ_CUDA_STAGE_SUM_FED_END | cross
+        late | EQ_CUDA_STAGE_SUM_FED_END | cross,
+        EQ_CUDA_STAGE_SUM_FUSED | EQ_CUDA_STAGE_SUM_FED | cross
     };
     static const char *const what_r[NR] = { "fed, one chain", "again (formed before the wait)",
                                             "a poisoned suffix, one chain",
-                                            "fed at each chunk's end" };
+                                            "fed at each chunk's end",
+                                            "the terms doubled (formed again after the wait)" };
+    static const int checked_r[] = { 0, 1, 4 }; /* the launches whose records are checked */
     EqCudaSumPartials part[NR];
+    EqCudaSumCase twice[16]; /* (4)'s sums: every term doubled, exactly */
     double sums[NR][16];
     char what[160];
     const int zero = 0;
@@ -315,32 +322,42 @@ static void ordsum_cross(CkContext *ck, int kind, const EqCudaSumCase *sc, int n
     const int prewalk = !(pw && !strcmp(pw, "off"));
     if (ns == 0)
         return;
+    for (int k = 0; k < ns; k++) {
+        double *y = malloc((sc[k].n ? sc[k].n : 1) * sizeof(double));
+        for (size_t i = 0; i < sc[k].n; i++)
+            y[i] = 2.0 * sc[k].x[i * (size_t)sc[k].stride];
+        twice[k] = (EqCudaSumCase){ y, sc[k].n, 1, sc[k].kind };
+    }
     for (int r = 0; r < NR; r++) {
-        part[r] = partials_new(schunks + 1, 0, r < 2);
-        const int err = eq_cuda_stage_ordsum(ck->cuda, sc, ns, flags[r], sums[r], &part[r]);
+        part[r] = partials_new(schunks + 1, 0, r < 2 || r == 4);
+        const int err = eq_cuda_stage_ordsum(ck->cuda, r == 4 ? twice : sc, ns, flags[r],
+                                             sums[r], &part[r]);
         if (err < 0)
             ck_error(ck, "eq_cuda_stage_ordsum (crossing records)", err);
     }
     for (int k = 0; k < ns; k++) {
         const double want = eq_ordsum_loop(sc[k].x, sc[k].n, sc[k].stride, 0.0);
+        const double want2 = eq_ordsum_loop(twice[k].x, twice[k].n, 1, 0.0);
         for (int r = 0; r < NR; r++) {
             snprintf(what, sizeof(what), "kind %d n %zu: sum, crossing records, %s", kind,
                      sc[k].n, what_r[r]);
-            ck_same(ck, what, &sums[r][k], &want, sizeof(double));
+            ck_same(ck, what, &sums[r][k], r == 4 ? &want2 : &want, sizeof(double));
         }
     }
-    for (int r = 0; r < 2; r++) {
+    for (int ri = 0; ri < 3; ri++) {
+        const int r = checked_r[ri];
+        const EqCudaSumCase *rc = r == 4 ? twice : sc;
         int bad = 0;
         size_t c0 = 0;
         for (int k = 0; k < ns; k++) {
-            const size_t n = sc[k].n, nch = eq_cuda_stage_ordsum_chunks(n);
+            const size_t n = rc[k].n, nch = eq_cuda_stage_ordsum_chunks(n);
             for (size_t c = 0; c < nch && n; c++) {
                 const size_t g = c0 + c;
                 const int cnt = n - c * 1024 < 1024 ? (int)(n - c * 1024) : 1024;
                 int nonzero = 0;
                 for (int i = 0; i < cnt && !nonzero; i++)
-                    nonzero = eq_s2_term(sc[k].kind, sc[k].x[(c * 1024 + (size_t)i) *
-                                                             (size_t)sc[k].stride]) != 0.0;
+                    nonzero = eq_s2_term(rc[k].kind, rc[k].x[(c * 1024 + (size_t)i) *
+                                                             (size_t)rc[k].stride]) != 0.0;
                 const int e0 = part[r].plan[g] == EQ_ORD_NONE
                                    ? eq_ord_cross_binade(part[r].approx[g], part[r].chunk_sum[g])
                                    : EQ_ORD_NONE;
@@ -349,7 +366,7 @@ static void ordsum_cross(CkContext *ck, int kind, const EqCudaSumCase *sc, int n
                 if (want != (rec->count >= 0) || (want && rec->e0 != e0))
                     bad++;
                 else if (want)
-                    bad += !cross_rec_ok(rec, &sc[k], c * 1024, cnt);
+                    bad += !cross_rec_ok(rec, &rc[k], c * 1024, cnt);
                 ct->checked += want;
             }
             c0 += nch;
@@ -364,10 +381,19 @@ static void ordsum_cross(CkContext *ck, int kind, const EqCudaSumCase *sc, int n
              kind, part[1].cross_early, part[1].cross_made);
     ck_same(ck, what, &part[1].cross_early, &part[1].cross_made, sizeof(int));
     ct->early += part[1].cross_early;
-    ct->applied += part[0].cross_applied + part[1].cross_applied;
+    /* (4): none of those formed before the wait kept (their binade is one
+     * below this launch's); the records are where they belong (above) */
+    snprintf(what, sizeof(what),
+             "kind %d: crossing records, the terms doubled: none kept from before the wait (%d "
+             "of %d)", kind, part[4].cross_early, part[4].cross_made);
+    ck_same(ck, what, &part[4].cross_early, &zero, sizeof(int));
+    ct->redone += part[4].cross_made;
+    ct->applied += part[0].cross_applied + part[1].cross_applied + part[4].cross_applied;
     ct->lie_failed += part[2].cross_failed;
     for (int r = 0; r < NR; r++)
         partials_free(&part[r]);
+    for (int k = 0; k < ns; k++)
+        free((double *)twice[k].x);
 }
 
 /* The launch of one kind (cases[0 .. nc-1], `chunks` in all) again: (1) the
@@ -640,7 +666,7 @@ void ck_ordsum(CkContext *ck)
     long split_made = 0, split_applied = 0, split_failed = 0, split_checked = 0;
     long reuse_again = 0, reuse_kept = 0, reuse_changed = 0;
     long lie_failed = 0, small_chunks = 0, fused_split = 0;
-    CrossTally cross = { 0, 0, 0, 0, 0 };
+    CrossTally cross = { 0 };
 
     /* CK_ORDSUM_KINDS=a,b,...: only those kinds (for compute-sanitizer's
      * racecheck, which is slow; the default run takes all twenty-one) */
@@ -883,14 +909,17 @@ void ck_ordsum(CkContext *ck)
                 &used, &one, sizeof(int));
     }
     printf("  ordsum: crossing records %ld made (%ld checked against the host), %ld formed "
-           "before the wait, %ld applied whole; with a poisoned suffix, %ld handed to the "
-           "block's exact add\n",
-           cross.made, cross.checked, cross.early, cross.applied, cross.lie_failed);
+           "before the wait, %ld formed again after it (the terms doubled), %ld applied "
+           "whole; with a poisoned suffix, %ld handed to the block's exact add\n",
+           cross.made, cross.checked, cross.early, cross.redone, cross.applied,
+           cross.lie_failed);
     {
         int used = only || (cross.made > 0 && cross.checked == cross.made && cross.early > 0 &&
-                            cross.applied > 0 && cross.lie_failed > 0),
+                            cross.redone > 0 && cross.applied > 0 && cross.lie_failed > 0),
             one = 1;
-        ck_same(ck, "crossing records made, checked, formed before the wait, applied, failed",
+        ck_same(ck,
+                "crossing records made, checked, formed before the wait, formed again, applied, "
+                "failed",
                 &used, &one, sizeof(int));
     }
     {
