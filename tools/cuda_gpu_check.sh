@@ -141,11 +141,12 @@ for s in $steps; do
       #  leanlong: a kept record of more pieces is not copied again whole (the
       #    walk reads it from the lean copy)
       #  fedwait: the small walk fed by the fused kernel's chunk flags
-      #    (EXACTQUALITY_CUDA_FEDWALK, the default since session 26) reads its
+      #    (EXACTQUALITY_CUDA_FEDWALK, the default since session 28) reads its
       #    chunks' runs, plans and records without waiting for their flags
       #  chainok: the small walk as one chain (EXACTQUALITY_CUDA_WALKCHAIN,
-      #    session 26; the stage's _CHAIN runs) takes the chain's sum where a
-      #    check failed too (red through _LIE's poisoned pieces)
+      #    the default since session 28; the stage's _CHAIN runs) takes the
+      #    chain's sum where a check failed too (red through _LIE's poisoned
+      #    pieces)
       #  chainrec: a record's last piece left out of the chain
       #  chainseg: a segment of two chunks left out of the chain
       # and the row blur's (s2_blur_h_kernel; lib/cuda/ssimulacra2.cu), red in the
@@ -317,9 +318,10 @@ PY
     bench-full) run bench 400 "$B/tools/bench_cuda" --frames 200 --warmup 20 --threads 4; cat "$OUT/bench.log" ;;
     fedwalk)
       # the small walk's forms, FED:CHAIN:CROSS (EXACTQUALITY_CUDA_FEDWALK: two,
-      # fed in two steps; end, at each chunk's end; off, after the fused
-      # kernel's end, the default. EXACTQUALITY_CUDA_WALKCHAIN: on, the walk
-      # as one chain; off, step by step, the default.
+      # fed in two steps, the default since session 28; end, at each chunk's
+      # end; off, after the fused kernel's end. EXACTQUALITY_CUDA_WALKCHAIN:
+      # on, the walk as one chain, the default since session 28; off, step
+      # by step.
       # EXACTQUALITY_CUDA_CROSSREC: on, crossing records; off, the default).
       # The ordsum stage sets the forms by its own flags whatever the
       # environment (every form in every run): here again at two more
