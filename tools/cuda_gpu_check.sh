@@ -13,7 +13,8 @@
 #       EXACTQUALITY_CUDA_WALK=plan; the default walk is seq), kernels-scan
 # upload: the copies of the banded upload (tools/bench_upload)
 # bench4k: 3840x2160 only, 50 frames; threads: SSIMULACRA2 at 1080p and 4K
-#   with 1, 2, 4, 8 concurrent scorers; mutation: the 51 mutants below, each
+#   with 1, 2, 4, 8 concurrent scorers; mutation: the 51 mutants below
+#   (MUTANTS="name ..": those alone), each
 #   checkkernels built with one mutated line (in 7 copies of the tree at
 #   once, each run as soon as it is built; about 4 minutes on the H200), each
 #   of which must fail its stage; rates-device: exactquality-ordsum-rates
@@ -272,7 +273,14 @@ for s in $steps; do
         done 3< $ML
         wait
       }
-      for g in E1 E2 E3 E4 H1 H2 S; do mut_group $g & done
+      # MUTANTS="a b ..": only the mutants so named (a call too short for
+      # all of them)
+      if [ -n "${MUTANTS:-}" ]; then
+        awk -F'\t' -v keep=" $MUTANTS " 'index(keep, " " $2 " ")' $ML > $ML.keep && mv $ML.keep $ML
+      fi
+      for g in E1 E2 E3 E4 H1 H2 S; do
+        grep -q "^$g"$'\t' $ML && mut_group $g &
+      done
       wait
       red=0 tot=0
       while IFS=$'\t' read -r g n fs st sx; do
