@@ -856,6 +856,10 @@ static void measure(const double *x, size_t n, int m, int kind, int scale, int c
     }
 }
 
+/* each launch of a frame in a slot of its own, as the scorer (the binades
+ * a fused launch keeps for the next frame's crossing records) */
+enum { DEV_SLOT_SSIM, DEV_SLOT_MS_SSIM, DEV_SLOT_S2 /* + scale, 0 .. 5 */ };
+
 #ifdef EQ_RATES_CUDA
 /* ---------------------------------------------- the engine itself (--device) */
 
@@ -923,7 +927,7 @@ static void dev_add(const double *x, size_t n, int kind, int copy, int m, int k,
 }
 
 /* The pending sums in one launch of the engine, compared. */
-static void dev_flush(int fused)
+static void dev_flush(int fused, int slot)
 {
     if (!dev_cuda || dev_n == 0)
         return;
@@ -945,7 +949,8 @@ static void dev_flush(int fused)
         exit(2);
     const int fed = dev_walk_flags & (EQ_CUDA_STAGE_SUM_FED | EQ_CUDA_STAGE_SUM_FED_END);
     const int flags = (fused ? EQ_CUDA_STAGE_SUM_FUSED | fed : 0) |
-                      (dev_walk_flags & (EQ_CUDA_STAGE_SUM_CHAIN | EQ_CUDA_STAGE_SUM_CROSS));
+                      (dev_walk_flags & (EQ_CUDA_STAGE_SUM_CHAIN | EQ_CUDA_STAGE_SUM_CROSS)) |
+                      EQ_CUDA_STAGE_SUM_SLOT(slot);
     int err = eq_cuda_stage_ordsum(dev_cuda, cases, dev_n, flags, sums, &part);
     if (err < 0) {
         fprintf(stderr, "exactquality-ordsum-rates: the device's launch failed: %s\n",
@@ -1021,9 +1026,9 @@ static void dev_add(const double *x, size_t n, int kind, int copy, int m, int k,
     (void)x, (void)n, (void)kind, (void)copy, (void)m, (void)k, (void)scale, (void)ch;
 }
 
-static void dev_flush(int fused)
+static void dev_flush(int fused, int slot)
 {
-    (void)fused;
+    (void)fused, (void)slot;
 }
 #endif
 
@@ -1160,7 +1165,7 @@ static void do_ssim(const EqSsimDsp *dsp, const EqFrame *ref, const EqFrame *dis
         launch_fused = fused_launch(n4, 4, &launch_small);
     }
     measure_ssim_scale(dsp, M_SSIM, 0, r, d, sw, sh);
-    dev_flush(launch_fused);
+    dev_flush(launch_fused, DEV_SLOT_SSIM);
     free(r);
     free(d);
 }
@@ -1206,7 +1211,7 @@ static void do_ms_ssim(const EqSsimDsp *dsp, const EqFrame *ref, const EqFrame *
         }
         measure_ssim_scale(dsp, M_MS_SSIM, k, r, d, w, h);
     }
-    dev_flush(launch_fused);
+    dev_flush(launch_fused, DEV_SLOT_MS_SSIM);
     free(r);
     free(d);
 }
@@ -1289,7 +1294,7 @@ static void s2_flush(void)
         }
         s2_n[plane] = 0;
         if (plane == 2 || plane == s2_plane - 1)
-            dev_flush(fused[scale > 0]);
+            dev_flush(fused[scale > 0], DEV_SLOT_S2 + (scale < 5 ? scale : 5));
     }
 }
 

@@ -306,6 +306,11 @@ int eq_cuda_stage_s2_blur_terms(EqCuda *cuda, const double *x1, const double *x2
 /* crossing records (EQ_CUDA_CROSSREC_ENV "on") in a fused launch walked by
  * the small walk; without it, none, whatever the environment says */
 #define EQ_CUDA_STAGE_SUM_CROSS 8192
+/* the launch slot of a frame (0 .. 7) the launch takes, with the plan and
+ * the crossing records' binades it kept (the scorer gives each launch of a
+ * frame its own, in order): a caller that interleaves the launches of
+ * several metrics gives each its own, as the scorer does; 0 without it */
+#define EQ_CUDA_STAGE_SUM_SLOT(k) (((k) & 7) << 16)
 typedef struct EqCudaSumCase {
     const double *x;
     size_t n;

@@ -2797,7 +2797,8 @@ extern "C" int eq_cuda_stage_ordsum(EqCuda *cuda, const EqCudaSumCase *cases, in
         desc[i].kind = cases[i].kind;
         off += len;
     }
-    cuda->table_next = 0;
+    static_assert(EQC_TABLE_SLOTS == 8, "EQ_CUDA_STAGE_SUM_SLOT's range");
+    cuda->table_next = (flags >> 16) & 7;
     cuda->walk_none_plan = none_plan;
     cuda->walk_lie = !!(flags & EQ_CUDA_STAGE_SUM_LIE);
     cuda->runs_no_fast = !!(flags & EQ_CUDA_STAGE_SUM_PAIRS);
