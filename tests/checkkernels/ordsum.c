@@ -288,7 +288,8 @@ typedef struct CrossTally {
  * (0) with the walk fed at each chunk's end, step by step; (4) (1) with
  * every term doubled: the slot kept binades one below this launch's, so
  * every record formed before the wait is formed again after it (none is
- * early). Every sum against the loop; in (0),
+ * early); then (1) again in a launch slot of its own (slot 1, with
+ * (4)'s launch in slot 0 between): every record early. Every sum against the loop; in (0),
  * (1) and (4), every chunk whose plan's prefixes
  * cross one binade (eq_ord_cross_binade of its approximate prefix and
  * chunk sum; but a zero chunk and a prewalked first one) has a crossing
@@ -388,6 +389,37 @@ static void ordsum_cross(CkContext *ck, int kind, const EqCudaSumCase *sc, int n
              "of %d)", kind, part[4].cross_early, part[4].cross_made);
     ck_same(ck, what, &part[4].cross_early, &zero, sizeof(int));
     ct->redone += part[4].cross_made;
+    /* a launch slot of its own (EQ_CUDA_STAGE_SUM_SLOT): (1)'s launch in
+     * slot 1, the doubled terms' in slot 0 between, (1)'s again in slot 1:
+     * every record of the last formed before the wait (slot 0's launch
+     * kept its binades apart), and its sums the loop's */
+    {
+        static const int f1 = EQ_CUDA_STAGE_SUM_FUSED | EQ_CUDA_STAGE_SUM_FED | cross;
+        double ssum[16];
+        EqCudaSumPartials ps = partials_new(schunks + 1, 0, 1);
+        int err = eq_cuda_stage_ordsum(ck->cuda, sc, ns, f1 | EQ_CUDA_STAGE_SUM_SLOT(1), ssum,
+                                       NULL);
+        if (err >= 0)
+            err = eq_cuda_stage_ordsum(ck->cuda, twice, ns, f1, ssum, NULL);
+        if (err >= 0)
+            err = eq_cuda_stage_ordsum(ck->cuda, sc, ns, f1 | EQ_CUDA_STAGE_SUM_SLOT(1), ssum,
+                                       &ps);
+        if (err < 0)
+            ck_error(ck, "eq_cuda_stage_ordsum (crossing records, launch slots)", err);
+        snprintf(what, sizeof(what),
+                 "kind %d: crossing records, a slot of its own: formed before the wait (%d of "
+                 "%d, as (1) %d)", kind, ps.cross_early, ps.cross_made, part[1].cross_made);
+        const int got_me[2] = { ps.cross_early, ps.cross_made };
+        const int want_me[2] = { part[1].cross_made, part[1].cross_made };
+        ck_same(ck, what, got_me, want_me, sizeof(got_me));
+        for (int k = 0; k < ns; k++) {
+            const double want = eq_ordsum_loop(sc[k].x, sc[k].n, sc[k].stride, 0.0);
+            snprintf(what, sizeof(what), "kind %d n %zu: sum, crossing records, slot 1", kind,
+                     sc[k].n);
+            ck_same(ck, what, &ssum[k], &want, sizeof(double));
+        }
+        partials_free(&ps);
+    }
     ct->applied += part[0].cross_applied + part[1].cross_applied + part[4].cross_applied;
     ct->lie_failed += part[2].cross_failed;
     for (int r = 0; r < NR; r++)
