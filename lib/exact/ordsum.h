@@ -22,8 +22,8 @@
  *   (r for an even m, r for an odd m): the one-term rule eq_ord_term().
  * - A run of terms is the pair of total increments, and per start parity the
  *   lowest and highest running prefix of the increments. Runs compose in
- *   order (eq_ord_compose: associative, not commutative): the second run's
- *   entry is picked by the parity the first run leaves.
+ *   order (eq_ord_compose: associative but for poison, not commutative):
+ *   the second run's entry is picked by the parity the first run leaves.
  * - A run is applied to s in one step only when every intermediate integer
  *   m + prefix stays strictly inside (2^52, 2^53): then every intermediate
  *   exact sum lies in (2^e, 2^(e+1)) and every step rounded on the grid u,
@@ -429,7 +429,12 @@ EQ_HD static inline int eq_ord_run_scaled1(const double *x, int n, double scale,
 /* In-order composition: a, then b. Associative, not commutative. The run
  * b starts at the parity a leaves: (p + a.d[p]) & 1. A parity whose prefix
  * range exceeds +-EQ_ORD_CAP is poisoned (it could never pass a check), so
- * no value ever overflows int64_t: |d| <= CAP, |lo|, |hi| <= POISON. */
+ * no value ever overflows int64_t: |d| <= CAP, |lo|, |hi| <= POISON.
+ * Associative in every run that can pass a check; poison itself depends on
+ * the grouping (a part poisoned where the whole, grouped otherwise, is
+ * not, its range past any binade either way), so a host model compared
+ * with the device bit for bit groups as the device does (eq_ord_tree,
+ * eq_ord_cross_record). */
 EQ_HD static inline EqOrdRun eq_ord_compose(EqOrdRun a, EqOrdRun b)
 {
     EqOrdRun r;
@@ -787,7 +792,8 @@ EQ_HD static inline EqOrdRun eq_ord_run_terms(const double *x, int n, ptrdiff_t 
 /* The ordered tree over n runs, in place; the result is in runs[0]. Step
  * by step as the kernel does it across lanes: at step k, element i (a
  * multiple of 2k) takes element i + k. Equal to the sequential composition
- * because composition is associative. */
+ * wherever either can pass a check (eq_ord_compose: poison aside,
+ * composition is associative). */
 EQ_HD static inline void eq_ord_tree(EqOrdRun *runs, int n)
 {
     int step, i;
@@ -1084,14 +1090,11 @@ EQ_HD static inline int eq_ord_cross_binade(double before, double cs)
  * `per` terms: P[l], lanes 0 .. l's runs under e0 composed in order; S[l],
  * lanes l + 1 .. lanes-1's under e0 + 1 (S[lanes-1] the empty run). Each
  * lane's run its terms pushed one by one, the lanes' runs then composed in
- * the device's grouping (cross_form in lib/cuda/ordsum.cu): an inclusive
- * scan in steps o = 1, 2, 4, .. (at step o, P[l] = P[l - o] then P[l] for
- * l >= o; S[l] = S[l] then S[l + o] for l + o < lanes), then S shifted by
- * one lane. Composition is associative in the sums it gives, not in its
- * poison: a part whose prefixes range past EQ_ORD_CAP is poisoned, where
- * the whole, composed another way, may not be (it passes no check either
- * way). So the host forms the record in the device's grouping, and the
- * harness holds the device's records to it bit for bit. */
+ * the device's grouping (cross_form in lib/cuda/ordsum.cu; poison depends
+ * on it, eq_ord_compose): an inclusive scan in steps o = 1, 2, 4, .. (at
+ * step o, P[l] = P[l - o] then P[l] for l >= o; S[l] = S[l] then S[l + o]
+ * for l + o < lanes), then S shifted by one lane, so that the harness
+ * holds the device's records to it bit for bit. */
 EQ_HD static inline void eq_ord_cross_record(const double *x, int n, int lanes, int per, int e0,
                                              EqOrdRun *P, EqOrdRun *S)
 {

@@ -289,10 +289,10 @@ typedef struct CrossTally {
  * every term doubled: the slot kept binades one below this launch's, so
  * every record formed before the wait is formed again after it (none is
  * early); then (1) again in a launch slot of its own (slot 1, with
- * (4)'s launch in slot 0 between): every record early. Every sum against the loop; in (0),
- * (1) and (4), every chunk whose plan's prefixes
- * cross one binade (eq_ord_cross_binade of its approximate prefix and
- * chunk sum; but a zero chunk and a prewalked first one) has a crossing
+ * (4)'s launch in slot 0 between): every record early. Every sum against
+ * the loop; in (0), (1) and (4), every chunk whose plan's prefixes cross
+ * one binade (eq_ord_cross_binade of its approximate prefix and chunk
+ * sum; but a zero chunk and a prewalked first one) has a crossing
  * record under that binade, the host's (cross_rec_ok), and no other chunk
  * has one. */
 static void ordsum_cross(CkContext *ck, int kind, const EqCudaSumCase *sc, int ns, size_t schunks,
