@@ -32,6 +32,10 @@ steps=${*:-build kernels errors parity memcheck racecheck bench}
 export PATH=$PATH:/usr/local/cuda/bin
 san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 
+clear_forms() { # the library's default forms again for the steps after
+  unset EXACTQUALITY_CUDA_FEDWALK EXACTQUALITY_CUDA_CROSSREC EXACTQUALITY_CUDA_WALKCHAIN
+}
+
 set_forms() { # FED:CHAIN:CROSS, the small walk's forms for what follows (fedwalk)
   local f=$1
   export EXACTQUALITY_CUDA_FEDWALK=${f%%:*} EXACTQUALITY_CUDA_CROSSREC=${f##*:}
@@ -347,8 +351,8 @@ PY
         run fed-rates-lady-$n 200 $RT $F/lady_ref.yuv $F/lady_crf38.yuv 576 324 420 8 --device --label lady
         run fed-rates-4k-$n 200 $RT bench bench 3840 2160 420 8 --device --frames 2
         grep -h '^device:' "$OUT"/fed-rates-*-$n.log | sed "s/^/forms $fm: /"
-        set_forms off:off:off
-      done ;;
+      done
+      clear_forms ;;
     fedbench)
       # SSIM at 4K in two rounds of the forms in turn (record bench and
       # --interleave), then at 1080p and 576x324; a summary line each
@@ -372,7 +376,7 @@ PY
           --warmup 20 > "$L" 2>&1
         grep -E ' device ' "$L" | sed "s/^/walk $fm: /"
       done
-      set_forms off:off:off ;;
+      clear_forms ;;
     carvebench)
       # EXACTQUALITY_CUDA_CARVEOUT=max (the fused kernel and the small walk
       # prefer the most shared memory; session 28's suspect for the crossing
@@ -405,6 +409,6 @@ PY
         done
       done
       unset EXACTQUALITY_CUDA_CARVEOUT
-      set_forms off:off:off ;;
+      clear_forms ;;
   esac
 done
