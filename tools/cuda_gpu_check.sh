@@ -6,7 +6,7 @@
 #
 #   tools/cuda_gpu_check.sh [steps]   steps: any of
 #       build kernels kernels-full errors parity parity-full fixtures memcheck racecheck
-#       bench bench-full bench4k threads upload mutation rates-device profile fedwalk fedbench carvebench,
+#       bench bench-full bench4k threads upload mutation rates-device profile fedwalk fedbench carvebench ratios,
 #       racecheck-ordsum
 #       racecheck-ssim-front racecheck-s2 (one stage of racecheck each), and kernels-plan
 #       parity-plan memcheck-plan bench-plan (the same with
@@ -377,6 +377,18 @@ PY
         grep -E ' device ' "$L" | sed "s/^/walk $fm: /"
       done
       clear_forms ;;
+    ratios)
+      # exact / tree of the default forms, interleaved (--interleave: exact
+      # then tree on each frame pair), three rounds: SSIM at 4K and 1080p,
+      # MS-SSIM and SSIMULACRA2 at 4K
+      for r in 1 2 3; do
+        L="$OUT/ratios-$r.log"
+        timeout 150 "$B/tools/bench_cuda" --sizes 3840x2160,1920x1080 --metrics ssim --frames 300 \
+          --warmup 30 --interleave > "$L" 2>&1
+        timeout 150 "$B/tools/bench_cuda" --sizes 3840x2160 --metrics ms_ssim,ssimulacra2 --frames 100 \
+          --warmup 10 --interleave >> "$L" 2>&1
+        grep -E ' device ' "$L" | sed "s/^/round $r: /"
+      done ;;
     carvebench)
       # EXACTQUALITY_CUDA_CARVEOUT=max (the fused kernel and the small walk
       # prefer the most shared memory; session 28's suspect for the crossing

@@ -948,6 +948,11 @@ extern "C" int eq_cuda_stage_s2_blur_terms(EqCuda *cuda, const double *x1, const
         STAGE_COPY(xyb, x1, n * 8, cudaMemcpyHostToDevice);
         STAGE_COPY(xyb + 3 * n, x2, n * 8, cudaMemcpyHostToDevice);
         EQC_CHECK(cuda, EQC_SITE_OTHER, cudaMemsetAsync(od, 0xff, 2 * n * 8, cuda->stream));
+        /* the row blur's planes poisoned too: a column blur that read a
+         * value the row blur did not store takes NaN, not the same stage's
+         * value from the run before */
+        EQC_CHECK(cuda, EQC_SITE_OTHER,
+                  cudaMemsetAsync(od1 + n, 0xff, (5 * n + 3) * sizeof(float), cuda->stream));
         if ((err = s2_blur_terms(cuda, xyb, w, h, 1, tmp, od, od1, cuda->stream)) < 0)
             goto fail;
         STAGE_COPY(d, od, n * 8, cudaMemcpyDeviceToHost);
