@@ -266,6 +266,10 @@ for s in $steps; do
         rm -rf $T $Bg; mkdir -p $T && tar -xf $SRC -C $T
         (cd $T && meson setup $Bg -Dgst=disabled -Dcuda=enabled --buildtype=release > $Bg.log 2>&1 &&
          ninja -j 3 -C $Bg $K >> $Bg.log 2>&1) || { echo "mutation group $g: the tree did not build"; return; }
+        # the group's tree unmutated, on its stage: it must pass (rc 0), or
+        # its mutants' red means nothing
+        st=$(awk -F'\t' -v g=$g '$1 == g { print $4; exit }' $ML)
+        cp $Bg/$K /tmp/eq-mut-bin-clean-$g && mut_run clean-$g $st < /dev/null &
         while IFS=$'\t' read -r -u 3 gg n fs st sx; do
           [ "$gg" = "$g" ] || continue
           same=1
@@ -294,6 +298,10 @@ for s in $steps; do
         [ "$rc" = 1 ] && red=$((red + 1))
         echo "mutation $n rc (must be 1): ${rc:-$(head -1 "$OUT/mutation-$n.log" 2>/dev/null)} (${fl:-?} failed)"
       done < $ML
+      for g in E1 E2 E3 E4 H1 H2 S; do
+        [ -f "$OUT/mutation-clean-$g.log" ] &&
+          echo "unmutated $g rc (must be 0): $(grep -oE '^rc=[0-9]+' "$OUT/mutation-clean-$g.log" | tail -1 | cut -d= -f2) ($(grep -oE '[0-9]+ passed, [0-9]+ failed' "$OUT/mutation-clean-$g.log" | tail -1))"
+      done
       echo "mutations: $red of $tot red"
       rm -f $ML $SRC ;;
     rates-device)
