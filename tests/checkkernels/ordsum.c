@@ -137,6 +137,7 @@ static void fill(double *x, size_t n, int kind, uint64_t *rng)
                 v = (double)(fg_splitmix(rng) % 4) * 0x1p-51;
             break; /* exact halves in the fast split's pieces */
         case 20:
+        case 21:
             /* 1 and whole units of [1, 2); the second chunk: units, the
              * crossing term 1 (the sum passes 2), units of the binade 1, the
              * crossing term 2 (it passes 4), zeros: a split record of 4
@@ -144,8 +145,16 @@ static void fill(double *x, size_t n, int kind, uint64_t *rng)
              * then whole units of [32, 64). In sums of at most 256 chunks
              * the small walk keeps both records: the lean walk takes the
              * first (its copy must hold 4 pieces) and copies the records
-             * again whole for the second (branch s24walk) */
-            if (i == 0 || i == 1024 + 100)
+             * again whole for the second (branch s24walk). Kind 21: the
+             * first two chunks alone, then whole units of [4, 8): no record
+             * of more than 4 pieces, so that the lean copy's 4 pieces are
+             * the ones walked (in kind 20 the 6-piece record of the same
+             * sum has every record copied whole; the mutant `leanwords`,
+             * which leaves out the copy's last piece, was green where no
+             * random kind made a 4-piece record alone) */
+            if (kind == 21 && i >= 2048)
+                v = (double)(fg_splitmix(rng) % 4) * 0x1p-50;
+            else if (i == 0 || i == 1024 + 100)
                 v = 1.0;
             else if (i == 1024 + 200)
                 v = 2.0;
@@ -167,7 +176,7 @@ static void fill(double *x, size_t n, int kind, uint64_t *rng)
                 v = 0.0;
             else
                 v = (double)(fg_splitmix(rng) % 4) * 0x1p-47;
-            break; /* records of 4 and 6 pieces in the small walk */
+            break; /* records of 4 and 6 pieces (kind 21: 4) in the small walk */
         default:
             v = u;
             break;
@@ -701,9 +710,9 @@ void ck_ordsum(CkContext *ck)
     CrossTally cross = { 0 };
 
     /* CK_ORDSUM_KINDS=a,b,...: only those kinds (for compute-sanitizer's
-     * racecheck, which is slow; the default run takes all twenty-one) */
+     * racecheck, which is slow; the default run takes all twenty-two) */
     const char *only = getenv("CK_ORDSUM_KINDS");
-    for (int kind = 0; kind < 21; kind++) {
+    for (int kind = 0; kind < 22; kind++) {
         if (only) {
             char key[8];
             snprintf(key, sizeof(key), ",%d,", kind);
