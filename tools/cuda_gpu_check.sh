@@ -17,7 +17,8 @@
 #   (MUTANTS="name ..": those alone), each
 #   checkkernels built with one mutated line (in 7 copies of the tree at
 #   once, each run as soon as it is built; about 4 minutes on the H200), each
-#   of which must fail its stage; rates-device: exactquality-ordsum-rates
+#   of which must fail its stage, and each copy's tree unmutated, which must
+#   pass it; rates-device: exactquality-ordsum-rates
 #   --device on the fixtures in $FIX (the engine held to the loop and to the
 #   tool's model of it); profile-s2: ncu
 #   sections of four kernels of one 4K SSIMULACRA2 frame
