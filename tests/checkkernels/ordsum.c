@@ -146,9 +146,10 @@ static void fill(double *x, size_t n, int kind, uint64_t *rng)
              * the small walk keeps both records: the lean walk takes the
              * first (its copy must hold 4 pieces) and copies the records
              * again whole for the second (branch s24walk). Kind 21: the
-             * first two chunks alone, then whole units of [4, 8): no record
-             * of more than 4 pieces, so that the lean copy's 4 pieces are
-             * the ones walked (in kind 20 the 6-piece record of the same
+             * first two chunks alone, then whole units of [4, 8): where the
+             * fused kernel adds the first chunk itself (no record), no
+             * record of more than 4 pieces, so that the lean copy's 4
+             * pieces are the ones walked (in kind 20 the 6-piece record of the same
              * sum has every record copied whole; the mutant `leanwords`,
              * which leaves out the copy's last piece, was green where no
              * random kind made a 4-piece record alone) */
