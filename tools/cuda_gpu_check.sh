@@ -6,7 +6,7 @@
 #
 #   tools/cuda_gpu_check.sh [steps]   steps: any of
 #       build kernels kernels-full errors parity parity-full fixtures memcheck racecheck
-#       bench bench-full bench4k threads upload mutation rates-device profile fedwalk fedbench carvebench ratios,
+#       bench bench-full bench4k threads upload mutation rates-device profile fedwalk fedbench ratios,
 #       racecheck-ordsum
 #       racecheck-ssim-front racecheck-s2 (one stage of racecheck each), and kernels-plan
 #       parity-plan memcheck-plan bench-plan (the same with
@@ -398,38 +398,5 @@ PY
           --warmup 10 --interleave >> "$L" 2>&1
         grep -E ' device ' "$L" | sed "s/^/round $r: /"
       done ;;
-    carvebench)
-      # EXACTQUALITY_CUDA_CARVEOUT=max (the fused kernel and the small walk
-      # prefer the most shared memory; session 28's suspect for the crossing
-      # records' slowness): the ordsum stage and the parity test with it,
-      # then SSIM at 4K interleaved, two rounds of the forms two:on:off and
-      # two:off:on without and with it, and 576x324 / 1080p
-      export EXACTQUALITY_CUDA_CARVEOUT=max
-      run carve-ordsum 300 "$B/tests/checkkernels/checkkernels" --seed "$SEED" --only ordsum
-      run carve-parity 300 "$B/tests/lib/test_cuda_parity" --seed "$SEED"
-      for r in 1 2; do
-        for fm in two:on:off two:off:on; do
-          set_forms $fm
-          for cv in none max; do
-            if [ $cv = max ]; then export EXACTQUALITY_CUDA_CARVEOUT=max; else unset EXACTQUALITY_CUDA_CARVEOUT; fi
-            L="$OUT/carve-${fm//:/-}-$cv-$r.log"
-            timeout 120 "$B/tools/bench_cuda" --sizes 3840x2160 --metrics ssim --frames 200 \
-              --warmup 20 --interleave > "$L" 2>&1
-            printf 'walk %-10s carveout %-4s round %d: %s\n' $fm $cv $r "$(grep -E ' device ' "$L" | head -1)"
-          done
-        done
-      done
-      for fm in two:on:off two:off:on; do
-        set_forms $fm
-        for cv in none max; do
-          if [ $cv = max ]; then export EXACTQUALITY_CUDA_CARVEOUT=max; else unset EXACTQUALITY_CUDA_CARVEOUT; fi
-          L="$OUT/carve-small-${fm//:/-}-$cv.log"
-          timeout 120 "$B/tools/bench_cuda" --sizes 576x324,1920x1080 --metrics ssim --frames 200 \
-            --warmup 20 > "$L" 2>&1
-          grep -E ' device ' "$L" | sed "s/^/walk $fm carveout $cv: /"
-        done
-      done
-      unset EXACTQUALITY_CUDA_CARVEOUT
-      clear_forms ;;
   esac
 done

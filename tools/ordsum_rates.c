@@ -1294,7 +1294,7 @@ static void s2_flush(void)
         }
         s2_n[plane] = 0;
         if (plane == 2 || plane == s2_plane - 1)
-            dev_flush(fused[scale > 0], DEV_SLOT_S2 + (scale < 5 ? scale : 5));
+            dev_flush(fused[scale > 0], DEV_SLOT_S2 + scale); /* scale < EQ_S2_MAX_SCALES */
     }
 }
 

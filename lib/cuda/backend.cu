@@ -217,8 +217,6 @@ extern "C" int eq_cuda_open(EqCuda **out, const EqSettings *settings, const EqLo
         cuda->walk_chain = eq_cuda_walkchain_form(getenv(EQ_CUDA_WALKCHAIN_ENV));
         cuda->fed_walk = eq_cuda_fedwalk_form(getenv(EQ_CUDA_FEDWALK_ENV));
         cuda->cross_rec = eq_cuda_crossrec_form(getenv(EQ_CUDA_CROSSREC_ENV));
-        const char *carve = getenv(EQ_CUDA_CARVEOUT_ENV);
-        cuda->carveout_max = carve && !strcmp(carve, "max");
         const char *fwait = getenv(EQ_CUDA_FUSEDWAIT_ENV);
         cuda->fused_wait_warp = !(fwait && !strcmp(fwait, "thread"));
         const char *lean = getenv(EQ_CUDA_LEANWALK_ENV);

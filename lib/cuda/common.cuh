@@ -226,9 +226,6 @@ struct EqCuda {
     int cross_rec;        /* crossing records (EQ_CUDA_CROSSREC_ENV) */
     int cross_smem;       /* the dynamic shared memory the small walk's crossing
                              forms were allowed (cudaFuncSetAttribute), 0: not yet */
-    int carveout_max;     /* the fused kernel and the small walk prefer the most
-                             shared memory (EQ_CUDA_CARVEOUT_ENV) */
-    int carveout_set;     /* ... and were told so (cudaFuncSetAttribute), 0: not yet */
     int fed_walk;         /* the small walk waits for its chunks' flags, not for the
                              fused kernel's end: 2 in two steps, 1 at each chunk's
                              end, 0 no (EQ_CUDA_FEDWALK_ENV) */

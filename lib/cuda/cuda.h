@@ -171,17 +171,6 @@ static inline int eq_cuda_walkchain_form(const char *v)
  * (exact / tree 1.31 against 1.21 interleaved, with the fed walk and the
  * chain). The same bits each way. */
 #define EQ_CUDA_CROSSREC_ENV "EXACTQUALITY_CUDA_CROSSREC"
-/* "max": the fused kernel and the small walk, every form, prefer the
- * largest shared-memory split of a multiprocessor
- * (cudaFuncAttributePreferredSharedMemoryCarveout). The walk with
- * crossing records takes about 133 KB of shared memory a block, the fused
- * kernel 13.4 KB a block, about 54 KB a multiprocessor: where the split
- * the fused blocks run under is smaller than both together, the walk's
- * block cannot join them before they drain, and the fed walk's early
- * start is lost (the suspected reason why crossing records were slower
- * on the H100, session 28). An experiment, not yet run on a GPU; unset,
- * the driver chooses. The same bits either way. */
-#define EQ_CUDA_CARVEOUT_ENV "EXACTQUALITY_CUDA_CARVEOUT"
 static inline int eq_cuda_crossrec_form(const char *v)
 {
     return v && !strcmp(v, "on");

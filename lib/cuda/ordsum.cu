@@ -2639,23 +2639,6 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
                 { ord_small_chunks_kernel<1, 0>, ord_small_chunks_kernel<1, 1> },
                 { ord_small_chunks_kernel<2, 0>, ord_small_chunks_kernel<2, 1> },
             };
-            if (cuda->carveout_max && !cuda->carveout_set) {
-                /* EQ_CUDA_CARVEOUT_ENV: every form of the fused kernel
-                 * and of the small walk prefers the most shared memory,
-                 * so that a multiprocessor running fused blocks need not
-                 * change its split to take the walk's block early */
-                for (int f = 0; f < 6; f++) {
-                    const void *const k[3] = { (const void *)fks[f / 2][f % 2],
-                                               (const void *)walk_small[f / 2][f % 2],
-                                               (const void *)walk_small_cross[f / 2][f % 2] };
-                    for (int j = 0; j < 3; j++)
-                        EQC_CHECK(cuda, EQC_SITE_LAUNCH,
-                                  cudaFuncSetAttribute(k[j],
-                                                       cudaFuncAttributePreferredSharedMemoryCarveout,
-                                                       (int)cudaSharedmemCarveoutMaxShared));
-                }
-                cuda->carveout_set = 1;
-            }
             fks[fed][cross]<<<(unsigned)total, SPLIT_NT, 0, stream>>>(
                 dt, counters, chunk_sum, zero, plan, approx, runs, split_idx, pool, cap, ready,
                 cuda->sum_epoch, cuda->runs_no_fast, cuda->fused_late, first_sum,
