@@ -2281,12 +2281,29 @@ ord_walk_small_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *run
     }
     if constexpr (CROSS) {
         /* the kept crossing records, whole, in 16-byte words (their
-         * sources placed before the barriers above) */
-        constexpr int W = (int)(sizeof(EqCudaCross) / 16);
+         * sources placed before the barriers above), XB words a thread
+         * loaded before any is stored: a round trip to L2 for every XB
+         * words, not for each (a load-then-store loop waits for each
+         * load in turn, as RecCopy says) */
+        constexpr int W = (int)(sizeof(EqCudaCross) / 16), XB = 8;
+        const int words = nxrec * W;
         __syncthreads();
-        for (int q = c; q < nxrec * W; q += EQC_ORD_LANES)
-            reinterpret_cast<int4 *>(&X->rec[q / W])[q % W] =
-                __ldcg(reinterpret_cast<const int4 *>(cross + off + X->src[q / W]) + q % W);
+        for (int q0 = c; q0 < words; q0 += XB * EQC_ORD_LANES) {
+            int4 v[XB];
+#pragma unroll
+            for (int u = 0; u < XB; u++) {
+                const int q = q0 + u * EQC_ORD_LANES;
+                if (q < words)
+                    v[u] = __ldcg(reinterpret_cast<const int4 *>(cross + off + X->src[q / W]) +
+                                  q % W);
+            }
+#pragma unroll
+            for (int u = 0; u < XB; u++) {
+                const int q = q0 + u * EQC_ORD_LANES;
+                if (q < words)
+                    reinterpret_cast<int4 *>(&X->rec[q / W])[q % W] = v[u];
+            }
+        }
     }
     __syncthreads();
 

@@ -15,4 +15,13 @@
 #define EQ_HD
 #endif
 
+/* A loop unrolled n times by nvcc (the host compiler is left to itself):
+ * a hint for the schedule, never for the order of operations. */
+#if defined(__CUDACC__)
+#define EQ_HD_PRAGMA(x) _Pragma(#x)
+#define EQ_DEVICE_UNROLL(n) EQ_HD_PRAGMA(unroll n)
+#else
+#define EQ_DEVICE_UNROLL(n)
+#endif
+
 #endif /* EQ_EXACT_HD_H */

@@ -1134,6 +1134,9 @@ EQ_HD static inline double eq_ord_cross_tail(double t, const double *x, int n, i
     if (a >= n)
         return t;
     stop = a + per < n ? a + per : n;
+    /* the loads of a lane's terms issued ahead of the adds that wait for
+     * them (the device's crossing walk, every lane alike) */
+    EQ_DEVICE_UNROLL(8)
 #if EQ_ORDSUM_MUTATION == 15
     for (i = a; i < stop - 1; i++) /* mutation: the lane's last term left out */
 #else
