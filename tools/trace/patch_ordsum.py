@@ -73,20 +73,43 @@ rep('''        chunk_result(stage + lane * RUNS_ROW, min(max(count - lane * 32, 
                tk[5] - tk[4], tk[6] - tk[5], tk[7] - tk[6]);
 ''')
 # small walk
-rep('''    __shared__ SmallWalkShared sh;
-    const int s = blockIdx.x, c = threadIdx.x, lane = c & 31, w = c >> 5;
+rep('''    const int s = blockIdx.x, c = threadIdx.x, lane = c & 31, w = c >> 5;
     const int g = c / EQC_ORD_SEG, j = c % EQC_ORD_SEG;
     if (!FED)
-        pdl_wait();''', '''    __shared__ SmallWalkShared sh;
-    const int s = blockIdx.x, c = threadIdx.x, lane = c & 31, w = c >> 5;
+        pdl_wait();''', '''    const int s = blockIdx.x, c = threadIdx.x, lane = c & 31, w = c >> 5;
     const int g = c / EQC_ORD_SEG, j = c % EQC_ORD_SEG;
     long long tk[8];
     int iters = 0;
     const unsigned long long gt0 = tr_gt();
     if (!FED)
         pdl_wait();
-    const unsigned long long gt1 = tr_gt();
     TRK(0);''')
+# the fed walk's flags: the first (every chunk's run, or its end)
+rep('''        if (in)
+            wait_flag(FED == 2 ? &run_ready[off + c] : &done[off + c], epoch);
+        __syncthreads();
+    }
+''', '''        if (in)
+            wait_flag(FED == 2 ? &run_ready[off + c] : &done[off + c], epoch);
+        __syncthreads();
+    }
+    const unsigned long long gt1 = tr_gt();
+    TRK(4);
+''')
+# FED 2: the records' flags (chunks planned term by term)
+rep('''        if (in && p == EQ_ORD_NONE)
+            wait_flag(&done[off + c], epoch);
+        if (in)
+            sp = none_plan ? -1 : split_idx[off + c];
+    }
+''', '''        if (in && p == EQ_ORD_NONE)
+            wait_flag(&done[off + c], epoch);
+        if (in)
+            sp = none_plan ? -1 : split_idx[off + c];
+        __syncthreads();
+    }
+    TRK(5);
+''')
 rep('''    if (lean) {
         lean_recs.store(sh.recs, nrec);
         __syncthreads();
@@ -100,7 +123,6 @@ rep('''    if (lean) {
         __syncthreads();
         copy_split_records(sh.recs, sh.rec_src, nrec, pool);
     }
-    __syncthreads();
 ''', '''    TRK(1);
     if (lean) {
         lean_recs.store(sh.recs, nrec);
@@ -115,8 +137,36 @@ rep('''    if (lean) {
         __syncthreads();
         copy_split_records(sh.recs, sh.rec_src, nrec, pool);
     }
+''')
+# after every copy (the crossing records' last)
+rep('''                    reinterpret_cast<int4 *>(&X->rec[q / W])[q % W] = v[u];
+            }
+        }
+    }
+    __syncthreads();
+''', '''                    reinterpret_cast<int4 *>(&X->rec[q / W])[q % W] = v[u];
+            }
+        }
+    }
     __syncthreads();
     TRK(2);
+''')
+# the chain (EQ_CUDA_WALKCHAIN_ENV), whether it walked the sum or not
+rep('''            if (sh.next) {
+                sum = sh.s;
+                c0 = nch;
+            }
+            __syncthreads();
+        }
+    }
+''', '''            if (sh.next) {
+                sum = sh.s;
+                c0 = nch;
+            }
+            __syncthreads();
+        }
+    }
+    TRK(6);
 ''')
 rep('''            sum = walk_rest(d, c0, sum, pos0, walk, sh.terms, &sh.ex, &sh.s);
             c0++;
@@ -132,8 +182,9 @@ rep('''            sum = walk_rest(d, c0, sum, pos0, walk, sh.terms, &sh.ex, &sh
     if (c == 0)
         out[d.out] = sum;
     if (c == 0)
-        printf("TW %d %d %d %d %llu %llu %llu %lld %lld %lld\\n", s, nch, nrec, iters, gt0, gt1,
-               tr_gt(), tk[1] - tk[0], tk[2] - tk[1], tk[3] - tk[2]);''')
+        printf("TW %d %d %d %d %llu %llu %llu %lld %lld %lld %lld %lld %lld\\n", s, nch, nrec,
+               iters, gt0, gt1, tr_gt(), tk[4] - tk[0], tk[5] - tk[4], tk[1] - tk[5],
+               tk[2] - tk[1], tk[6] - tk[2], tk[3] - tk[6]);''')
 open(p, 'w').write(s)
 # --- finer: split_chunk's steps (block form) and walk_chunks' step kinds
 s = open(p).read()
@@ -206,26 +257,26 @@ rep2('''    *pos0 = 0;
             cy[0] += clock64() - c0; nk[0]++;
             continue;
         }''')
-rep2('''            } else if (sh.plan[k] != EQ_ORD_NONE) {
+rep2('''            } else if (WALK_RUN_AT(sh, k)) {
                 const EqOrdRun r = run_of(k);
                 if (!eq_ord_apply(x, &r, sh.plan[k]))
                     break;
                 k++;
-            } else if (sh.split[k] >= 0) {
+            } else if (WALK_RECORD_AT(sh, k)) {
                 const int sl = sh.slot[k];
                 /* lean 1: the kept records' first EQC_LEAN_WORDS words alone
                  * are in recs, and none has more pieces */
                 const int p0 =
                     lean && sl >= 0 && sh.recs[sl].np <= EQC_LEAN_PIECES
                         ? split_walk_lean(&sh.recs[sl], x, lie)
-                        : split_walk(sl >= 0 ? &sh.recs[sl] : pool + sh.split[k], x, lane, lie);''', '''            } else if (sh.plan[k] != EQ_ORD_NONE) {
+                        : split_walk(sl >= 0 ? &sh.recs[sl] : pool + sh.split[k], x, lane, lie);''', '''            } else if (WALK_RUN_AT(sh, k)) {
                 long long c1 = clock64();
                 const EqOrdRun r = run_of(k);
                 if (!eq_ord_apply(x, &r, sh.plan[k]))
                     break;
                 k++;
                 cy[1] += clock64() - c1; nk[1]++;
-            } else if (sh.split[k] >= 0) {
+            } else if (WALK_RECORD_AT(sh, k)) {
                 long long c1 = clock64();
                 const int sl = sh.slot[k];
                 /* a kept record's count is in recs in both modes */
@@ -237,6 +288,11 @@ rep2('''            } else if (sh.plan[k] != EQ_ORD_NONE) {
                         ? split_walk_lean(&sh.recs[sl], x, lie)
                         : split_walk(sl >= 0 ? &sh.recs[sl] : pool + sh.split[k], x, lane, lie);
                 cy[2] += clock64() - c1; nk[2]++;''')
+rep2('''                int p0;
+                *x = cross_step(*cross_of(k), *x, lane, lie, &p0);''', '''                int p0;
+                long long c1 = clock64();
+                *x = cross_step(*cross_of(k), *x, lane, lie, &p0);
+                cy[3] += clock64() - c1; nk[3]++;''')
 rep2('''        if (k < end)
             break; /* chunk k fails its check */
     }
@@ -244,8 +300,8 @@ rep2('''        if (k < end)
             break; /* chunk k fails its check */
     }
     if (lane == 0)
-        printf("TC %d %d %lld %d %lld %d %lld %d %lld\\n", blockIdx.x, nk[0], cy[0], nk[1], cy[1],
-               nk[2], cy[2], npc, clock64() - tw0);
+        printf("TC %d %d %lld %d %lld %d %lld %d %lld %d %lld\\n", blockIdx.x, nk[0], cy[0], nk[1],
+               cy[1], nk[2], cy[2], npc, clock64() - tw0, nk[3], cy[3]);
     return k;''')
 # split_walk: cycles of its two passes (performance.md, session 18, item 3)
 SW = []

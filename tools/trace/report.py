@@ -40,10 +40,11 @@ for i, L in enumerate(fl):
         print("   %-5s n=%3d  " % (grp, len(S)) + "  ".join("%s %.2f/%.2f" % (n, st.median(r[6 + k] for r in S) / ghz / 1e3, max(r[6 + k] for r in S) / ghz / 1e3) for k, n in enumerate(names)) + "  (us median/max)")
     if i < len(wl):
         WL = wl[i]
-        print("   walk: start %+.2f us, after pdl_wait %+.2f, end %+.2f (from the fused launch's first start); per sum nch/nrec/iters: %s; phases us (segments+loads, copy, walk) of the last: %s" % (
+        wn = ["flags", "records' flags", "segments+loads", "copies", "chain", "walk loop"]
+        print("   walk: start %+.2f us, after its first flags (or pdl_wait) %+.2f, end %+.2f (from the fused launch's first start); per sum nch/nrec/iters: %s; phases us of the last: %s" % (
             (min(r[4] for r in WL) - t0) / 1e3, (max(r[5] for r in WL) - t0) / 1e3, (max(r[6] for r in WL) - t0) / 1e3,
             " ".join("%d/%d/%d" % (r[1], r[2], r[3]) for r in WL),
-            " ".join("%.2f" % (v / ghz / 1e3) for v in max(WL, key=lambda r: r[6])[7:10])))
+            "  ".join("%s %.2f" % (n, v / ghz / 1e3) for n, v in zip(wn, max(WL, key=lambda r: r[6])[7:13]))))
 TS = [[int(v) for v in l.split()[1:]] for l in open(sys.argv[1]) if l.startswith("TS ")]
 TC = [[int(v) for v in l.split()[1:]] for l in open(sys.argv[1]) if l.startswith("TC ")]
 G = 1.96e3  # cycles per us
@@ -58,8 +59,8 @@ if TC:
     def agg(i, j):
         n = sum(r[i] for r in TC); c = sum(r[j] for r in TC)
         return n / len(TC), (c / n / G if n else 0)
-    print("walk_chunks n=%d calls: per call segs %.1f at %.3f us, runs %.1f at %.3f us, splits %.1f at %.3f us (pieces per split %.1f); call total median %.2f us" % (
-        (len(TC),) + agg(1, 2) + agg(3, 4) + agg(5, 6) + (sum(r[7] for r in TC) / max(1, sum(r[5] for r in TC)), st.median(r[8] for r in TC) / G)))
+    print("walk_chunks n=%d calls: per call segs %.1f at %.3f us, runs %.1f at %.3f us, splits %.1f at %.3f us (pieces per split %.1f), crossing records %.1f at %.3f us; call total median %.2f us" % (
+        (len(TC),) + agg(1, 2) + agg(3, 4) + agg(5, 6) + (sum(r[7] for r in TC) / max(1, sum(r[5] for r in TC)),) + agg(9, 10) + (st.median(r[8] for r in TC) / G,)))
 SW = [[int(v) for v in l.split()[1:]] for l in open(sys.argv[1]) if l.startswith("SW ")]
 if SW:
     for np_ in sorted(set(r[0] for r in SW)):

@@ -13,20 +13,23 @@
 # own steps are stamped before they print, but the fused kernel's phases
 # and span are read from a patch without those two parts (the first half
 # of patch_ordsum.py), as performance.md's table was.
-# Its patterns follow main as of session 24 (the early walk's
-# launch_dependents, the block's fast split, whose TS line carries -np);
-# checked then by applying both forms and compiling the result with nvcc,
-# not run on a GPU.
+# Its patterns follow main as of session 30 (the fed walk's flags, the
+# chain, the crossing records' copy and steps; TW's six phases: flags,
+# the records' flags, segments and loads, copies, chain, walk loop).
+# TRACE_REUSE=1 keeps the build of the call before (another form of the
+# walk, say EXACTQUALITY_CUDA_CROSSREC=on, with another OUT).
 # SPLIT_WALK=1 also stamps split_walk's two passes (patch_ordsum.py
 # --split-walk, performance.md session 18, item 3); its printf lengthens
 # the walk.
 set -u
 O=${OUT:-/tmp/out}; mkdir -p $O; R=$PWD
 export PATH=$PATH:/usr/local/cuda/bin
-rm -rf /tmp/tr /tmp/b-tr && mkdir -p /tmp/tr && tar --exclude=./build-cuda --exclude=./.git --exclude=./.dev --exclude=./tests/data -cf - . | tar -xf - -C /tmp/tr
-sw=; [ "${SPLIT_WALK:-0}" = 1 ] && sw=--split-walk
-python3 tools/trace/patch_ordsum.py $sw /tmp/tr/lib/cuda/ordsum.cu || exit 1
-(cd /tmp/tr && meson setup /tmp/b-tr -Dgst=disabled -Dcuda=enabled --buildtype=release > $O/build-tr.log 2>&1 && ninja -C /tmp/b-tr tools/bench_cuda >> $O/build-tr.log 2>&1) || { tail -20 $O/build-tr.log; exit 1; }
+if [ "${TRACE_REUSE:-0}" != 1 ] || [ ! -x /tmp/b-tr/tools/bench_cuda ]; then
+  rm -rf /tmp/tr /tmp/b-tr && mkdir -p /tmp/tr && tar --exclude=./build-cuda --exclude=./.git --exclude=./.dev --exclude=./tests/data -cf - . | tar -xf - -C /tmp/tr
+  sw=; [ "${SPLIT_WALK:-0}" = 1 ] && sw=--split-walk
+  python3 tools/trace/patch_ordsum.py $sw /tmp/tr/lib/cuda/ordsum.cu || exit 1
+  (cd /tmp/tr && meson setup /tmp/b-tr -Dgst=disabled -Dcuda=enabled --buildtype=release > $O/build-tr.log 2>&1 && ninja -C /tmp/b-tr tools/bench_cuda >> $O/build-tr.log 2>&1) || { tail -20 $O/build-tr.log; exit 1; }
+fi
 for sz in 3840x2160 1920x1080; do
   /tmp/b-tr/tools/bench_cuda --sizes $sz --metrics ssim --frames 4 --warmup 2 --profile > $O/trace-$sz.log 2>&1
   echo "== $sz"; grep profile $O/trace-$sz.log; python3 tools/trace/report.py $O/trace-$sz.log
