@@ -15,9 +15,11 @@
 #define EQ_HD
 #endif
 
-/* A loop unrolled n times by nvcc (the host compiler is left to itself):
- * a hint for the schedule, never for the order of operations. */
-#if defined(__CUDACC__)
+/* A loop unrolled n times in device code (__CUDA_ARCH__: nvcc's device
+ * pass; the host compilers, nvcc's host pass among them, are left to
+ * themselves): a hint for the schedule, never for the order of
+ * operations. */
+#if defined(__CUDA_ARCH__)
 #define EQ_HD_PRAGMA(x) _Pragma(#x)
 #define EQ_DEVICE_UNROLL(n) EQ_HD_PRAGMA(unroll n)
 #else
