@@ -1,10 +1,11 @@
 /*
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The one macro where host and device meet. Every function that computes a
- * term or an exact sum is `EQ_HD static inline` in a header under lib/exact/
- * and is compiled both by the host C compiler (-ffp-contract=off) and by
- * nvcc (--fmad=false): one text, no second copy of any formula.
+ * Where host and device meet: EQ_HD, and a loop hint for the device.
+ * Every function that computes a term or an exact sum is `EQ_HD static
+ * inline` in a header under lib/exact/ and is compiled both by the host C
+ * compiler (-ffp-contract=off) and by nvcc (--fmad=false): one text, no
+ * second copy of any formula.
  */
 #ifndef EQ_EXACT_HD_H
 #define EQ_EXACT_HD_H
