@@ -287,7 +287,8 @@ for s in $steps; do
       if [ -n "${MUTANTS:-}" ]; then
         awk -F'\t' -v keep=" $MUTANTS " 'index(keep, " " $2 " ")' $ML > $ML.keep && mv $ML.keep $ML
       fi
-      for g in E1 E2 E3 E4 H1 H2 S; do
+      groups="E1 E2 E3 E4 H1 H2 S" # the copies of the tree, built at once
+      for g in $groups; do
         grep -q "^$g"$'\t' $ML && mut_group $g &
       done
       wait
@@ -299,7 +300,7 @@ for s in $steps; do
         [ "$rc" = 1 ] && red=$((red + 1))
         echo "mutation $n rc (must be 1): ${rc:-$(head -1 "$OUT/mutation-$n.log" 2>/dev/null)} (${fl:-?} failed)"
       done < $ML
-      for g in E1 E2 E3 E4 H1 H2 S; do
+      for g in $groups; do
         [ -f "$OUT/mutation-clean-$g.log" ] &&
           echo "unmutated $g rc (must be 0): $(grep -oE '^rc=[0-9]+' "$OUT/mutation-clean-$g.log" | tail -1 | cut -d= -f2) ($(grep -oE '[0-9]+ passed, [0-9]+ failed' "$OUT/mutation-clean-$g.log" | tail -1))"
       done
