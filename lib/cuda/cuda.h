@@ -300,6 +300,8 @@ int eq_cuda_stage_s2_blur_terms(EqCuda *cuda, const double *x1, const double *x2
  * frame its own, in order): a caller that interleaves the launches of
  * several metrics gives each its own, as the scorer does; 0 without it */
 #define EQ_CUDA_STAGE_SUM_SLOT(k) (((k) & 7) << 16)
+/* the slot that EQ_CUDA_STAGE_SUM_SLOT put in `flags` */
+#define EQ_CUDA_STAGE_SUM_SLOT_OF(flags) (((flags) >> 16) & 7)
 typedef struct EqCudaSumCase {
     const double *x;
     size_t n;

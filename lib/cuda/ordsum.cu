@@ -2798,7 +2798,7 @@ extern "C" int eq_cuda_stage_ordsum(EqCuda *cuda, const EqCudaSumCase *cases, in
         off += len;
     }
     static_assert(EQC_TABLE_SLOTS == 8, "EQ_CUDA_STAGE_SUM_SLOT's range");
-    cuda->table_next = (flags >> 16) & 7;
+    cuda->table_next = EQ_CUDA_STAGE_SUM_SLOT_OF(flags);
     cuda->walk_none_plan = none_plan;
     cuda->walk_lie = !!(flags & EQ_CUDA_STAGE_SUM_LIE);
     cuda->runs_no_fast = !!(flags & EQ_CUDA_STAGE_SUM_PAIRS);
