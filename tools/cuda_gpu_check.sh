@@ -132,7 +132,12 @@ for s in $steps; do
       #  prewalk: the walk of a small launch starts after a prewalked first
       #    chunk from +0.0 instead of that chunk's sum (its lean form, the
       #    default since branch s24walk)
-      #  prewalkn: the fused kernel's first chunk leaves out its last term
+      #  prewalkn: the fused kernel's prewalk of a first chunk leaves out
+      #    every sixteenth term of its whole batches (prewalk_chunk)
+      #  prewalkt: ... the last term of its tail (a chunk of fewer than 16k terms)
+      #  prewalkearly: its prewalk formed beside the chunk sum (thread 32,
+      #    the chunks with a non-zero term) leaves out the chunk's last term;
+      #    the prewalk at the old place (a zero chunk) is whole
       #  fasttie: the block's fast split (split_fast_pieces) takes an exact
       #    half's increment for the start's parity, not the sum's before it
       #  fastpre: the parity before an exact half counts the chunk's tie-free
@@ -201,7 +206,9 @@ for s in $steps; do
       mut fusedscan 's/    if (tid < c) {/    if (tid < c - 1) {/'
       mut fusedflags 's/unsigned \*ready = (unsigned \*)cuda->scratch\[scratch\].ptr;/unsigned *ready = (unsigned *)again;/'
       mut prewalk 's/sh.first = pre ? first_sum\[s\] : 0.0;/sh.first = 0.0;/'
-      mut prewalkn 's/            for (int i = 0; i < count; i++)$/            for (int i = 0; i < count - 1; i++)/'
+      mut prewalkn 's/            x += v\[j\];/            x += j < 15 ? v[j] : 0.0;/'
+      mut prewalkt 's/^    for (; i < count; i++)$/    for (; i < count - 1; i++)/'
+      mut prewalkearly 's/                pw = prewalk_chunk(stage, count);/                pw = prewalk_chunk(stage, count - 1);/'
       mut fasttie 's/const int odd = eq_ord_rising_parity(par, h.pre - s0, acc);/const int odd = par;/'
       mut fastpre 's/eq_ord_rising_parity(par, h.pre - s0, acc)/eq_ord_rising_parity(par, h.pre, acc)/'
       mut fastfirst 's/tf_run + acc, sh->first\[t\]\[par\]);/tf_run + acc, sh->first[t][0]);/'

@@ -1211,6 +1211,45 @@ __global__ void fill_u32_kernel(unsigned *p, size_t n, unsigned v)
         p[i] = v;
 }
 
+/* A sum's first chunk added from +0.0 by one thread, in term order: the
+ * loop's own adds (its start, +0.0, is the only one known). Sixteen terms
+ * at a time are read into registers before their adds, so that the shared
+ * loads stay out of the chain of adds; the adds and their order are the
+ * loop's. */
+static __device__ __forceinline__ double prewalk_chunk(const double *stage, int count)
+{
+    double x = 0.0;
+    int i = 0;
+#pragma unroll 2
+    for (; i + 16 <= count; i += 16) {
+        double v[16];
+#pragma unroll
+        for (int j = 0; j < 16; j++)
+            v[j] = stage[(i >> 5) * RUNS_ROW + (i & 31) + j]; /* i a multiple of 16 */
+#pragma unroll
+        for (int j = 0; j < 16; j++)
+            x += v[j];
+    }
+    for (; i < count; i++)
+        x += stage[(i >> 5) * RUNS_ROW + (i & 31)];
+    return x;
+}
+
+/* A fused block's chunk sum and zero flag, published: its ready flag
+ * set (release) after them. */
+static __device__ __forceinline__ void publish_chunk_sum(const EqcSumTable *t, int s, long long g,
+                                                         int late, double cs, int nonzero,
+                                                         double *chunk_sum, unsigned char *zero,
+                                                         unsigned *ready, unsigned epoch)
+{
+    /* tests (EQ_CUDA_STAGE_SUM_FUSED_LATE): the later chunks first */
+    for (long long k = late ? t->chunk_off[s + 1] - g : 0; k > 0; k--)
+        __nanosleep(2000);
+    chunk_sum[g] = cs;
+    zero[g] = (unsigned char)!nonzero;
+    st_release_u32(&ready[g], epoch);
+}
+
 template <int FED, int CROSS>
 __global__ void __launch_bounds__(SPLIT_NT, 4)
 ord_small_chunks_kernel(const EqcSumTable *t, int *counters, double *chunk_sum,
@@ -1247,7 +1286,13 @@ ord_small_chunks_kernel(const EqcSumTable *t, int *counters, double *chunk_sum,
     const int count = d.n - first < EQC_ORD_CHUNK ? (int)(d.n - first) : EQC_ORD_CHUNK;
 
     /* the chunk's approximate sum and zero flag (an empty sum's one chunk:
-     * 0.0 and zero, as ord_chunk_sums_kernel), published */
+     * 0.0 and zero, as ord_chunk_sums_kernel), published by thread 0
+     * before the block's next barrier. A sum's first chunk with a non-zero
+     * term is prewalked (below) meanwhile, by thread 32 (`pw`): the
+     * barrier waits for it, but no other block waits for this one past
+     * its published sum. */
+    double pw = 0.0;
+    bool pw_early = false;
     if (count > 0) {
         stage_chunk<SPLIT_NT>(d, first, count, stage, tid, d.kind);
         if (warp == 0) {
@@ -1256,22 +1301,25 @@ ord_small_chunks_kernel(const EqcSumTable *t, int *counters, double *chunk_sum,
             if (lane == 0) {
                 own = acc;
                 own_nz = nonzero;
+                publish_chunk_sum(t, s, g, late, acc, nonzero, chunk_sum, zero, ready, epoch);
+            }
+        } else if (warp == 1 && c == 0 && prewalk) {
+            bool nz = false;
+#pragma unroll 8
+            for (int k = 0; k < 32; k++)
+                nz |= stage[lane * RUNS_ROW + k] != 0.0;
+            if (__any_sync(0xffffffffu, nz) && lane == 0) {
+                pw = prewalk_chunk(stage, count);
+                pw_early = true;
             }
         }
     } else if (tid == 0) {
         own = 0.0;
         own_nz = 0;
+        publish_chunk_sum(t, s, g, late, 0.0, 0, chunk_sum, zero, ready, epoch);
     }
     __syncthreads();
     const double cs = own;
-    if (tid == 0) {
-        /* tests (EQ_CUDA_STAGE_SUM_FUSED_LATE): the later chunks first */
-        for (long long k = late ? t->chunk_off[s + 1] - g : 0; k > 0; k--)
-            __nanosleep(2000);
-        chunk_sum[g] = cs;
-        zero[g] = (unsigned char)!own_nz;
-        st_release_u32(&ready[g], epoch);
-    }
 
     /* CROSS (EQ_CUDA_CROSSREC_ENV): the chunk's crossing record formed
      * now, before the wait, under the binade keep_e0[g] that this launch's
@@ -1366,13 +1414,10 @@ ord_small_chunks_kernel(const EqcSumTable *t, int *counters, double *chunk_sum,
             empty_chunk(g, e, runs, split_idx, run_left);
     } else if (e == EQ_ORD_NONE && c == 0 && prewalk) {
         /* a sum's first chunk starts from +0.0, which is known: the loop
-         * itself, here off the walk's chain, instead of a split record */
-        if (tid == 0) {
-            double x = 0.0;
-#pragma unroll 8
-            for (int i = 0; i < count; i++)
-                x += stage[(i >> 5) * RUNS_ROW + (i & 31)];
-            first_sum[s] = x;
+         * itself, here off the walk's chain, instead of a split record
+         * (prewalked above where the chunk has a non-zero term) */
+        if (tid == 32) {
+            first_sum[s] = pw_early ? pw : prewalk_chunk(stage, count);
             if (run_left)
                 runs[g] = eq_ord_poison();
             split_idx[g] = EQC_SPLIT_PREWALKED;

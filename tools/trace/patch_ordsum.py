@@ -41,16 +41,14 @@ rep('''    if (early_walk)
     __syncthreads();
     TRK(1);
     const long long g = ticket;''')
+# the chunk sum is published before the barrier (session 31): TRK(2)
+# and TRK(3) together, its phase 0 us; a sum's first chunk's prewalk
+# (thread 32) lies in phase 1 (staging, chunk sum) of its block
 rep('''    __syncthreads();
     const double cs = own;''', '''    __syncthreads();
     TRK(2);
-    const double cs = own;''')
-rep('''        st_release_u32(&ready[g], epoch);
-    }
-''', '''        st_release_u32(&ready[g], epoch);
-    }
-    TRK(3);
-''')
+    const double cs = own;
+    TRK(3);''')
 rep('''    const double prefix = plan_prefix<SPLIT_NT>(wtot, local);''', '''    __syncthreads();
     TRK(4);
     const double prefix = plan_prefix<SPLIT_NT>(wtot, local);
