@@ -1548,51 +1548,59 @@ struct WalkGroups {
 
 #define EQC_WALK_SPLITS 8
 
-/* The first W 8-byte words of records src[0 .. n-1] of the pool (n <=
- * EQC_WALK_SPLITS) copied to dst[0 .. n-1] by the block's EQC_ORD_LANES
- * threads: load() issues every load of a thread into v, store() writes
- * them. One round trip to L2 for the whole copy, not one for each record
- * (a loop of load-then-store waits for each load in turn); and a caller
- * may do other work between the two (the small walk's lean copy: its
- * segments). */
-static_assert(sizeof(EqCudaSplit) % 8 == 0, "records copied in 8-byte words");
-template <int W>
+/* The first W words (of type Word) of records src[0 .. n-1] of a pool
+ * copied to dst[0 .. n-1] by the block's EQC_ORD_LANES threads, PER words
+ * a thread from word q0 (its thread index, or a later batch's start):
+ * load() issues every load of a thread into v, store() writes them. One
+ * round trip to L2 for the whole batch, not one for each word (a loop of
+ * load-then-store waits for each load in turn); and a caller may do other
+ * work between the two (the small walk's lean copy: its segments). CG:
+ * the loads bypass L1 (__ldcg). SplitCopy<W>: the first W 8-byte words
+ * of at most EQC_WALK_SPLITS split records in one batch. */
+template <typename Rec, typename Word, int W, int PER, bool CG = false>
 struct RecCopy {
-    static constexpr int WORDS = (int)(sizeof(EqCudaSplit) / 8);
-    static constexpr int PER = (EQC_WALK_SPLITS * W + EQC_ORD_LANES - 1) / EQC_ORD_LANES;
+    static constexpr int WORDS = (int)(sizeof(Rec) / sizeof(Word));
+    static_assert(sizeof(Rec) % sizeof(Word) == 0, "records copied in whole words");
     static_assert(W >= 1 && W <= WORDS, "a part of a record");
-    unsigned long long v[PER];
+    Word v[PER];
 
-    __device__ __forceinline__ void load(const int *src, int n, const EqCudaSplit *pool)
+    __device__ __forceinline__ void load(const int *src, int n, const Rec *pool,
+                                         int q0 = (int)threadIdx.x)
     {
 #pragma unroll
         for (int k = 0; k < PER; k++) {
-            const int q = (int)threadIdx.x + k * EQC_ORD_LANES;
-            if (q < n * W)
-                v[k] = reinterpret_cast<const unsigned long long *>(pool + src[q / W])[q % W];
+            const int q = q0 + k * EQC_ORD_LANES;
+            if (q < n * W) {
+                const Word *w = reinterpret_cast<const Word *>(pool + src[q / W]) + q % W;
+                v[k] = CG ? __ldcg(w) : *w;
+            }
         }
     }
-    __device__ __forceinline__ void store(EqCudaSplit *dst, int n) const
+    __device__ __forceinline__ void store(Rec *dst, int n, int q0 = (int)threadIdx.x) const
     {
 #pragma unroll
         for (int k = 0; k < PER; k++) {
-            const int q = (int)threadIdx.x + k * EQC_ORD_LANES;
+            const int q = q0 + k * EQC_ORD_LANES;
             if (q < n * W) {
                 if (W == WORDS) /* whole records: one contiguous run of words */
-                    reinterpret_cast<unsigned long long *>(dst)[q] = v[k];
+                    reinterpret_cast<Word *>(dst)[q] = v[k];
                 else
-                    reinterpret_cast<unsigned long long *>(dst + q / W)[q % W] = v[k];
+                    reinterpret_cast<Word *>(dst + q / W)[q % W] = v[k];
             }
         }
     }
 };
+
+template <int W>
+using SplitCopy = RecCopy<EqCudaSplit, unsigned long long, W,
+                          (EQC_WALK_SPLITS * W + EQC_ORD_LANES - 1) / EQC_ORD_LANES>;
 
 /* Records src[0 .. n-1] of the pool, whole, copied to dst (the walk's
  * split records, read from shared memory while it walks). */
 static __device__ __forceinline__ void copy_split_records(EqCudaSplit *dst, const int *src,
                                                           const int &n, const EqCudaSplit *pool)
 {
-    RecCopy<(int)(sizeof(EqCudaSplit) / 8)> c;
+    SplitCopy<(int)(sizeof(EqCudaSplit) / 8)> c;
     c.load(src, n, pool);
     c.store(dst, n);
 }
@@ -2293,7 +2301,7 @@ ord_walk_small_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *run
     if (kept)
         sh.rec_src[rank] = sp;
     const int nrec = total < EQC_WALK_SPLITS ? total : EQC_WALK_SPLITS;
-    RecCopy<EQC_LEAN_WORDS> lean_recs;
+    SplitCopy<EQC_LEAN_WORDS> lean_recs;
     if (lean) {
         /* whether the fused kernel added the first chunk, and its sum,
          * loaded beside the records (thread 0 holds chunk 0) */
@@ -2326,28 +2334,15 @@ ord_walk_small_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *run
     }
     if constexpr (CROSS) {
         /* the kept crossing records, whole, in 16-byte words (their
-         * sources placed before the barriers above), XB words a thread
-         * loaded before any is stored: a round trip to L2 for every XB
-         * words, not for each (a load-then-store loop waits for each
-         * load in turn, as RecCopy says) */
+         * sources placed before the barriers above), in batches of XB
+         * words a thread (RecCopy) */
         constexpr int W = (int)(sizeof(EqCudaCross) / 16), XB = 8;
         const int words = nxrec * W;
+        RecCopy<EqCudaCross, int4, W, XB, true> xc;
         __syncthreads();
         for (int q0 = c; q0 < words; q0 += XB * EQC_ORD_LANES) {
-            int4 v[XB];
-#pragma unroll
-            for (int u = 0; u < XB; u++) {
-                const int q = q0 + u * EQC_ORD_LANES;
-                if (q < words)
-                    v[u] = __ldcg(reinterpret_cast<const int4 *>(cross + off + X->src[q / W]) +
-                                  q % W);
-            }
-#pragma unroll
-            for (int u = 0; u < XB; u++) {
-                const int q = q0 + u * EQC_ORD_LANES;
-                if (q < words)
-                    reinterpret_cast<int4 *>(&X->rec[q / W])[q % W] = v[u];
-            }
+            xc.load(X->src, nxrec, cross + off, q0);
+            xc.store(X->rec, nxrec, q0);
         }
     }
     __syncthreads();
