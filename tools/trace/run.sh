@@ -13,9 +13,11 @@
 # own steps are stamped before they print, but the fused kernel's phases
 # and span are read from a patch without those two parts (the first half
 # of patch_ordsum.py), as performance.md's table was.
-# Its patterns follow main as of session 30 (the fed walk's flags, the
+# Its patterns follow main as of session 31 (the fed walk's flags, the
 # chain, the crossing records' copy and steps; TW's six phases: flags,
-# the records' flags, segments and loads, copies, chain, walk loop).
+# the records' flags, segments and loads, copies, chain, walk loop; the
+# fused kernel's chunk sum published before its first barrier, so TF's
+# "publish" phase is empty and a first chunk's prewalk lies in "stage+sum").
 # TRACE_REUSE=1 keeps the build of the call before (another form of the
 # walk, say EXACTQUALITY_CUDA_CROSSREC=on, with another OUT).
 # SPLIT_WALK=1 also stamps split_walk's two passes (patch_ordsum.py
