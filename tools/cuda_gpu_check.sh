@@ -135,9 +135,8 @@ for s in $steps; do
       #  prewalkn: the fused kernel's prewalk of a first chunk leaves out
       #    every sixteenth term of its whole batches (prewalk_chunk)
       #  prewalkt: ... the last term of its tail (a chunk of fewer than 16k terms)
-      #  prewalkearly: its prewalk formed beside the chunk sum (thread 32,
-      #    the chunks with a non-zero term) leaves out the chunk's last term;
-      #    the prewalk at the old place (a zero chunk) is whole
+      #  prewalkearly: its prewalk, formed beside the chunk sum (thread 32),
+      #    leaves out the chunk's last term
       #  fasttie: the block's fast split (split_fast_pieces) takes an exact
       #    half's increment for the start's parity, not the sum's before it
       #  fastpre: the parity before an exact half counts the chunk's tie-free

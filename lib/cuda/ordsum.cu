@@ -1287,12 +1287,12 @@ ord_small_chunks_kernel(const EqcSumTable *t, int *counters, double *chunk_sum,
 
     /* the chunk's approximate sum and zero flag (an empty sum's one chunk:
      * 0.0 and zero, as ord_chunk_sums_kernel), published by thread 0
-     * before the block's next barrier. A sum's first chunk with a non-zero
-     * term is prewalked (below) meanwhile, by thread 32 (`pw`): the
-     * barrier waits for it, but no other block waits for this one past
-     * its published sum. */
+     * before the block's next barrier. A sum's first chunk is prewalked
+     * meanwhile, by thread 32 (`pw`): its plan is always "term by term"
+     * (its prefix, +0.0, has no binade: eq_ord_binade), so its walk below
+     * is always this one. The barrier waits for it, but no other block
+     * waits for this one past its published sum. */
     double pw = 0.0;
-    bool pw_early = false;
     if (count > 0) {
         stage_chunk<SPLIT_NT>(d, first, count, stage, tid, d.kind);
         if (warp == 0) {
@@ -1303,15 +1303,8 @@ ord_small_chunks_kernel(const EqcSumTable *t, int *counters, double *chunk_sum,
                 own_nz = nonzero;
                 publish_chunk_sum(t, s, g, late, acc, nonzero, chunk_sum, zero, ready, epoch);
             }
-        } else if (warp == 1 && c == 0 && prewalk) {
-            bool nz = false;
-#pragma unroll 8
-            for (int k = 0; k < 32; k++)
-                nz |= stage[lane * RUNS_ROW + k] != 0.0;
-            if (__any_sync(0xffffffffu, nz) && lane == 0) {
-                pw = prewalk_chunk(stage, count);
-                pw_early = true;
-            }
+        } else if (tid == 32 && c == 0 && prewalk) {
+            pw = prewalk_chunk(stage, count);
         }
     } else if (tid == 0) {
         own = 0.0;
@@ -1414,10 +1407,10 @@ ord_small_chunks_kernel(const EqcSumTable *t, int *counters, double *chunk_sum,
             empty_chunk(g, e, runs, split_idx, run_left);
     } else if (e == EQ_ORD_NONE && c == 0 && prewalk) {
         /* a sum's first chunk starts from +0.0, which is known: the loop
-         * itself, here off the walk's chain, instead of a split record
-         * (prewalked above where the chunk has a non-zero term) */
+         * itself (prewalked above, by this thread), off the walk's chain,
+         * instead of a split record */
         if (tid == 32) {
-            first_sum[s] = pw_early ? pw : prewalk_chunk(stage, count);
+            first_sum[s] = pw;
             if (run_left)
                 runs[g] = eq_ord_poison();
             split_idx[g] = EQC_SPLIT_PREWALKED;
