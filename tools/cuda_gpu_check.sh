@@ -207,7 +207,7 @@ for s in $steps; do
       mut prewalk 's/sh.first = pre ? first_sum\[s\] : 0.0;/sh.first = 0.0;/'
       mut prewalkn 's/            x += v\[j\];/            x += j < 15 ? v[j] : 0.0;/'
       mut prewalkt 's/^    for (; i < count; i++)$/    for (; i < count - 1; i++)/'
-      mut prewalkearly 's/                pw = prewalk_chunk(stage, count);/                pw = prewalk_chunk(stage, count - 1);/'
+      mut prewalkearly 's/            pw = prewalk_chunk(stage, count);/            pw = prewalk_chunk(stage, count - 1);/'
       mut fasttie 's/const int odd = eq_ord_rising_parity(par, h.pre - s0, acc);/const int odd = par;/'
       mut fastpre 's/eq_ord_rising_parity(par, h.pre - s0, acc)/eq_ord_rising_parity(par, h.pre, acc)/'
       mut fastfirst 's/tf_run + acc, sh->first\[t\]\[par\]);/tf_run + acc, sh->first[t][0]);/'
