@@ -129,6 +129,13 @@ static __device__ __forceinline__ void load_terms(const EqcSumDesc &d, long long
 
 #define RUNS_WARPS 4
 #define RUNS_ROW (32 + 1)
+
+/* Where value i of a staged chunk lies (stage_chunk): row i / 32, column
+ * i % 32, rows of RUNS_ROW doubles. */
+static __device__ __forceinline__ int staged_at(int i)
+{
+    return (i >> 5) * RUNS_ROW + (i & 31);
+}
 #define SPLIT_NT 256 /* a block's threads on one split chunk (ord_runs_again_kernel) */
 /* launches of at most this many chunks split by a block (EQ_CUDA_SPLIT_ENV) */
 #define EQC_SPLIT_BLOCK_MAX 2048
@@ -192,7 +199,7 @@ static __device__ __forceinline__ void stage_chunk(const EqcSumDesc &d, long lon
 #pragma unroll
         for (int j = 0; j < B; j++) {
             const int i = (h + j) * NT + tid;
-            st[NT == 32 ? (h + j) * RUNS_ROW + tid : (i >> 5) * RUNS_ROW + (i & 31)] = raw[j];
+            st[NT == 32 ? (h + j) * RUNS_ROW + tid : staged_at(i)] = raw[j];
         }
     }
     if (NT == 32)
@@ -989,7 +996,7 @@ static __device__ __forceinline__ void cross_form(const double *stage, int count
         }
     } else {
         for (int i = tid - 64; i < count; i += SPLIT_NT - 64)
-            rec->x[i] = stage[(i >> 5) * RUNS_ROW + (i & 31)];
+            rec->x[i] = stage[staged_at(i)];
     }
 }
 
@@ -1225,13 +1232,13 @@ static __device__ __forceinline__ double prewalk_chunk(const double *stage, int 
         double v[16];
 #pragma unroll
         for (int j = 0; j < 16; j++)
-            v[j] = stage[(i >> 5) * RUNS_ROW + (i & 31) + j]; /* i a multiple of 16 */
+            v[j] = stage[staged_at(i) + j]; /* i a multiple of 16: one row */
 #pragma unroll
         for (int j = 0; j < 16; j++)
             x += v[j];
     }
     for (; i < count; i++)
-        x += stage[(i >> 5) * RUNS_ROW + (i & 31)];
+        x += stage[staged_at(i)];
     return x;
 }
 
