@@ -137,13 +137,11 @@ rep('''    if (lean) {
     }
 ''')
 # after every copy (the crossing records' last)
-rep('''                    reinterpret_cast<int4 *>(&X->rec[q / W])[q % W] = v[u];
-            }
+rep('''            xc.store(X->rec, nxrec, q0);
         }
     }
     __syncthreads();
-''', '''                    reinterpret_cast<int4 *>(&X->rec[q / W])[q % W] = v[u];
-            }
+''', '''            xc.store(X->rec, nxrec, q0);
         }
     }
     __syncthreads();
