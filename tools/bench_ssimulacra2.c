@@ -17,6 +17,14 @@
  *       plane in double, the blur evaluated exactly as its 9-tap kernel),
  *       and of the float64 pipeline with libjxl's recursion in double but
  *       its float-rounded coefficients.
+ *   bench_ssimulacra2 --study REF.png DIST.png
+ *       prints our score, then the score of variants of the definition
+ *       (planes stored as float, formulas in float, the blur as its 9-tap
+ *       kernel), each with its distance from ours and from the float64
+ *       check of --f64 (docs/ssimulacra2.md,
+ *       "Conditioning"). The first variant is the definition itself,
+ *       recomputed by the study's own pipeline; the tool fails if its bits
+ *       differ from the library's.
  */
 #include <math.h>
 #include <stdint.h>
@@ -250,6 +258,275 @@ static int f64_check(const char *a_path, const char *b_path)
     return 0;
 }
 
+
+/* ------------------------------------------------------------------ study */
+
+/*
+ * --study: our pipeline with chosen planes and formulas in float, to weigh a
+ * change of definition (docs/ssimulacra2.md, "Planes in float: a study").
+ * The blur is the definition's own float recursion (eq_s2_rg_step); with no
+ * flag set the study's score must equal the library's bit for bit.
+ */
+enum {
+    ST_LIN = 1,     /* linear RGB planes rounded to float when stored */
+    ST_XYB = 2,     /* XYB computed in double, rounded to float when stored */
+    ST_XYBF = 4,    /* XYB computed in float (cube root: the double one, rounded) */
+    ST_DSTORE = 8,  /* d and d1 computed in double, rounded to float when stored */
+    ST_DMAPF = 16,  /* SSIM map in float: d = max(1.0 - (double)q, 0), q in float */
+    ST_D1F = 32,    /* d1 in float arithmetic */
+    ST_FIR = 64,    /* the blur as the 9-tap kernel the recursion implements, in double */
+    ST_FIRF = 128,  /* the same kernel with float taps, in float */
+};
+
+static int st_flags;
+
+/* One line of the 9-tap kernel (eq_s2_blur9's taps), zero outside. */
+static void st_fir(const float *in, float *out, int n, ptrdiff_t st)
+{
+    for (int i = 0; i < n; i++) {
+        double v[9];
+        for (int t = -4; t <= 4; t++)
+            v[t + 4] = i + t >= 0 && i + t < n ? in[(i + t) * st] : 0.0f;
+        if (st_flags & ST_FIRF) {
+            float acc = (float)EQ_S2_H4 * ((float)v[0] + (float)v[8]);
+            acc = acc + (float)EQ_S2_H3 * ((float)v[1] + (float)v[7]);
+            acc = acc + (float)EQ_S2_H2 * ((float)v[2] + (float)v[6]);
+            acc = acc + (float)EQ_S2_H1 * ((float)v[3] + (float)v[5]);
+            acc = acc + (float)EQ_S2_H0 * (float)v[4];
+            out[i * st] = acc;
+        } else {
+            out[i * st] = (float)eq_s2_blur9(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]);
+        }
+    }
+}
+
+static double st_round(double v, int on)
+{
+    return on ? (double)(float)v : v;
+}
+
+static void st_xyb_float(double r, double g, double b, double *ox, double *oy, double *ob)
+{
+    float rf = (float)r, gf = (float)g, bf = (float)b;
+    float m0 = (float)EQ_S2_M02 * bf + (float)EQ_S2_BIAS;
+    m0 = (float)EQ_S2_M01 * gf + m0;
+    m0 = (float)EQ_S2_M00 * rf + m0;
+    float m1 = (float)EQ_S2_M12 * bf + (float)EQ_S2_BIAS;
+    m1 = (float)EQ_S2_M11 * gf + m1;
+    m1 = (float)EQ_S2_M10 * rf + m1;
+    float m2 = (float)EQ_S2_M22 * bf + (float)EQ_S2_BIAS;
+    m2 = (float)EQ_S2_M21 * gf + m2;
+    m2 = (float)EQ_S2_M20 * rf + m2;
+    m0 = m0 < 0.0f ? 0.0f : m0;
+    m1 = m1 < 0.0f ? 0.0f : m1;
+    m2 = m2 < 0.0f ? 0.0f : m2;
+    float cb = (float)EQ_S2_CBRT_BIAS;
+    float c0 = (float)eq_pm_cbrt(m0) - cb;
+    float c1 = (float)eq_pm_cbrt(m1) - cb;
+    float c2 = (float)eq_pm_cbrt(m2) - cb;
+    float x = 0.5f * (c0 - c1);
+    float y = 0.5f * (c0 + c1);
+    *ob = (c2 - y) + (float)EQ_S2_POS_B;
+    *ox = x * (float)EQ_S2_POS_XMUL + (float)EQ_S2_POS_X;
+    *oy = y + (float)EQ_S2_POS_Y;
+}
+
+static double st_ssim_d_float(float mu1, float mu2, float s11, float s22, float s12)
+{
+    float mu11 = mu1 * mu1, mu22 = mu2 * mu2, mu12 = mu1 * mu2;
+    float dm = mu1 - mu2;
+    float num_m = 1.0f - dm * dm;
+    float num_s = 2.0f * (s12 - mu12) + (float)EQ_S2_C2;
+    float denom_s = (s11 - mu11) + (s22 - mu22);
+    denom_s = denom_s + (float)EQ_S2_C2;
+    double d = 1.0 - (double)((num_m * num_s) / denom_s);
+    return d > 0.0 ? d : 0.0;
+}
+
+static double st_edge_d1_float(float x1, float mu1, float x2, float mu2)
+{
+    float e1 = x1 - mu1, e2 = x2 - mu2;
+    e1 = e1 < 0.0f ? -e1 : e1;
+    e2 = e2 < 0.0f ? -e2 : e2;
+    return (double)((1.0f + e2) / (1.0f + e1) - 1.0f);
+}
+
+/* One line of the definition's recursion: n values at in[i * st] (float),
+ * out[i * st]. */
+static void st_rec(const float *in, float *out, int n, ptrdiff_t st)
+{
+    if (st_flags & (ST_FIR | ST_FIRF)) {
+        st_fir(in, out, n, st);
+        return;
+    }
+    float p1 = 0, p3 = 0, p5 = 0, pp1 = 0, pp3 = 0, pp5 = 0;
+    const int N = EQ_S2_RG_RADIUS;
+    for (int i = -N + 1; i < n; i++) {
+        int l = i - N - 1, r = i + N - 1;
+        float o = eq_s2_rg_step(&p1, &p3, &p5, &pp1, &pp3, &pp5, l >= 0 ? in[l * st] : 0.0f,
+                                r < n ? in[r * st] : 0.0f);
+        if (i >= 0)
+            out[i * st] = o;
+    }
+}
+
+static void st_blur(const double *x1, const double *x2, int map, float *tmp, float *tmp2,
+                    float *out, int w, int h)
+{
+    for (size_t i = 0; i < (size_t)w * h; i++)
+        tmp2[i] = eq_s2_blur_input(map, x1[i], x2[i]);
+    for (int y = 0; y < h; y++)
+        st_rec(tmp2 + (size_t)y * w, tmp + (size_t)y * w, w, 1);
+    for (int x = 0; x < w; x++)
+        st_rec(tmp + x, out + x, h, w);
+}
+
+static double study_score(const EqS2Source *src0, const EqS2Source *src1, int fl)
+{
+    int W = src0->plane[0].width, H = src0->plane[0].height;
+    int ws[EQ_S2_MAX_SCALES], hs[EQ_S2_MAX_SCALES];
+    int scales = eq_s2_scale_count(W, H, ws, hs);
+    size_t n0 = (size_t)W * H;
+    double *lin[2][3], *nxt[2][3], *xyb[2][3], *dd = malloc(sizeof(double) * n0),
+                                                *d1 = malloc(sizeof(double) * n0);
+    float *pl[7];
+    for (int i = 0; i < 2; i++)
+        for (int c = 0; c < 3; c++) {
+            lin[i][c] = malloc(sizeof(double) * n0);
+            nxt[i][c] = malloc(sizeof(double) * n0);
+            xyb[i][c] = malloc(sizeof(double) * n0);
+        }
+    for (int i = 0; i < 7; i++)
+        pl[i] = malloc(sizeof(float) * n0);
+    eq_s2_to_linear_c(src0, 0, H, lin[0][0], lin[0][1], lin[0][2]);
+    eq_s2_to_linear_c(src1, 0, H, lin[1][0], lin[1][1], lin[1][2]);
+    for (int i = 0; i < 2; i++)
+        for (int c = 0; c < 3; c++)
+            for (size_t k = 0; k < n0; k++)
+                lin[i][c][k] = st_round(lin[i][c][k], fl & ST_LIN);
+    double sums[EQ_SSIMULACRA2_SUMS] = { 0 };
+    int w = W, h = H;
+    for (int s = 0; s < scales; s++) {
+        if (s > 0) {
+            for (int i = 0; i < 2; i++)
+                for (int c = 0; c < 3; c++) {
+                    eq_s2_downsample_c(lin[i][c], w, h, nxt[i][c], 0, hs[s]);
+                    double *t = lin[i][c];
+                    lin[i][c] = nxt[i][c];
+                    nxt[i][c] = t;
+                    for (size_t k = 0; k < (size_t)ws[s] * hs[s]; k++)
+                        lin[i][c][k] = st_round(lin[i][c][k], fl & ST_LIN);
+                }
+            w = ws[s];
+            h = hs[s];
+        }
+        size_t n = (size_t)w * h;
+        for (int i = 0; i < 2; i++)
+            for (size_t k = 0; k < n; k++) {
+                double v[3];
+                if (fl & ST_XYBF)
+                    st_xyb_float(lin[i][0][k], lin[i][1][k], lin[i][2][k], &v[0], &v[1], &v[2]);
+                else
+                    eq_s2_xyb(lin[i][0][k], lin[i][1][k], lin[i][2][k], &v[0], &v[1], &v[2]);
+                for (int c = 0; c < 3; c++)
+                    xyb[i][c][k] = st_round(v[c], fl & ST_XYB);
+            }
+        for (int c = 0; c < 3; c++) {
+            double *x1 = xyb[0][c], *x2 = xyb[1][c];
+            for (int m = 0; m < EQ_S2_MAPS; m++)
+                st_blur(x1, x2, m, pl[5], pl[6], pl[m], w, h);
+            for (size_t i = 0; i < n; i++) {
+                float mu1 = pl[0][i], mu2 = pl[1][i];
+                if (fl & ST_DMAPF)
+                    dd[i] = st_ssim_d_float(mu1, mu2, pl[2][i], pl[3][i], pl[4][i]);
+                else
+                    dd[i] = eq_s2_ssim_d(mu1, mu2, pl[2][i], pl[3][i], pl[4][i]);
+                if (fl & ST_D1F)
+                    d1[i] = st_edge_d1_float((float)x1[i], mu1, (float)x2[i], mu2);
+                else
+                    d1[i] = eq_s2_edge_d1(x1[i], mu1, x2[i], mu2);
+                dd[i] = st_round(dd[i], fl & ST_DSTORE);
+                d1[i] = st_round(d1[i], fl & ST_DSTORE);
+            }
+            eq_s2_sums_c(dd, d1, n, &sums[eq_s2_sum_index(s, c, 0)]);
+        }
+    }
+    for (int i = 0; i < 2; i++)
+        for (int c = 0; c < 3; c++) {
+            free(lin[i][c]);
+            free(nxt[i][c]);
+            free(xyb[i][c]);
+        }
+    for (int i = 0; i < 7; i++)
+        free(pl[i]);
+    free(dd);
+    free(d1);
+    return eq_s2_score_from_sums(sums, scales, ws, hs);
+}
+
+static int study(const char *a_path, const char *b_path)
+{
+    static const struct {
+        const char *name;
+        int flags;
+    } v[] = {
+        { "definition", 0 },
+        { "xyb_stored_float", ST_XYB },
+        { "xyb+d+d1_stored_float", ST_XYB | ST_DSTORE },
+        { "all_planes_stored_float", ST_LIN | ST_XYB | ST_DSTORE },
+        { "libjxl_types", ST_LIN | ST_XYB | ST_XYBF | ST_DMAPF | ST_DSTORE },
+        { "libjxl_types+d1_float", ST_LIN | ST_XYB | ST_XYBF | ST_DMAPF | ST_D1F },
+        { "d+d1_stored_float", ST_DSTORE },
+        { "fir_double", ST_FIR },
+        { "fir_float", ST_FIRF },
+        { "fir_double+xyb+d+d1_stored_float", ST_FIR | ST_XYB | ST_DSTORE },
+        { "fir_float+xyb+d+d1_stored_float", ST_FIRF | ST_XYB | ST_DSTORE },
+        { "fir_float+libjxl_types", ST_FIRF | ST_LIN | ST_XYB | ST_XYBF | ST_DMAPF | ST_DSTORE },
+        { "xyb_float_arith", ST_XYB | ST_XYBF },
+        { "ssim_map_float", ST_DMAPF },
+        { "xyb_stored+ssim_map_float+d1_stored", ST_XYB | ST_DMAPF | ST_DSTORE },
+        { "xyb_float_arith+ssim_map_float+d1_stored", ST_XYB | ST_XYBF | ST_DMAPF | ST_DSTORE },
+    };
+    EqFrame a, b;
+    if (eq_png_read(a_path, &a) || eq_png_read(b_path, &b)) {
+        fprintf(stderr, "cannot read %s or %s\n", a_path, b_path);
+        return 1;
+    }
+    EqSettings s;
+    eq_settings_init(&s);
+    double *lut = malloc(sizeof(double) << a.bitdepth);
+    eq_s2_srgb_lut(lut, a.bitdepth);
+    EqS2Source sa, sb;
+    eq_s2_source_init(&sa, &s, &a, lut);
+    eq_s2_source_init(&sb, &s, &b, lut);
+    double *mem = malloc(sizeof(double) * eq_s2_run_doubles(a.width, a.height, 1));
+    EqLog log = { 0 };
+    EqS2Dsp dsp;
+    EqScores r;
+    eq_s2_dsp_init_c(&dsp);
+    if (eq_s2_run(&dsp, NULL, mem, NULL, &log, &sa, &sb, &r) < 0)
+        return 1;
+    blur64_mode = 0;
+    double exact = score64(&sa, &sb);
+    printf("ours %.17g f64 %.17g\n", r.ssimulacra2, exact);
+    int bad = 0;
+    for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+        st_flags = v[i].flags;
+        double sc = study_score(&sa, &sb, v[i].flags);
+        printf("%s %.17g (%+.3g from ours, %+.3g from f64)\n", v[i].name, sc, sc - r.ssimulacra2,
+               sc - exact);
+        if (i == 0 && memcmp(&sc, &r.ssimulacra2, sizeof(sc)) != 0)
+            bad = 1;
+    }
+    if (bad)
+        fprintf(stderr, "the study's pipeline does not give the definition's bits\n");
+    free(mem);
+    free(lut);
+    free((void *)a.data[0]);
+    free((void *)b.data[0]);
+    return bad;
+}
+
 int main(int argc, char **argv)
 {
     int threads = 0, iters = 5, synthetic = 0, w = 1920, h = 1080;
@@ -265,6 +542,8 @@ int main(int argc, char **argv)
             synthetic = 1;
         else if (!strcmp(argv[i], "--f64") && i + 2 < argc)
             return f64_check(argv[i + 1], argv[i + 2]);
+        else if (!strcmp(argv[i], "--study") && i + 2 < argc)
+            return study(argv[i + 1], argv[i + 2]);
         else if (synthetic && sscanf(argv[i], "%dx%d", &w, &h) == 2)
             ;
         else if (np < 2)
