@@ -263,7 +263,7 @@ static int f64_check(const char *a_path, const char *b_path)
 
 /*
  * --study: our pipeline with chosen planes and formulas in float, to weigh a
- * change of definition (docs/ssimulacra2.md, "Planes in float: a study").
+ * change of definition (docs/ssimulacra2.md, "Conditioning").
  * The blur is the definition's own float recursion (eq_s2_rg_step); with no
  * flag set the study's score must equal the library's bit for bit.
  */
