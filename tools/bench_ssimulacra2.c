@@ -222,39 +222,66 @@ static double score64(const EqS2Source *src0, const EqS2Source *src1)
     return eq_s2_score_from_sums(sums, scales, ws, hs);
 }
 
-static int f64_check(const char *a_path, const char *b_path)
-{
+/* A PNG pair read, its sources set up, and the score of the library's C
+ * stages on one thread: what --f64 and --study compare against. */
+typedef struct Pair {
     EqFrame a, b;
-    if (eq_png_read(a_path, &a) || eq_png_read(b_path, &b)) {
+    double *lut;
+    EqS2Source sa, sb;
+    double score;
+} Pair;
+
+static void pair_close(Pair *p)
+{
+    free(p->lut);
+    free((void *)p->a.data[0]);
+    free((void *)p->b.data[0]);
+}
+
+static int pair_open(Pair *p, const char *a_path, const char *b_path)
+{
+    memset(p, 0, sizeof(*p));
+    if (eq_png_read(a_path, &p->a) || eq_png_read(b_path, &p->b)) {
         fprintf(stderr, "cannot read %s or %s\n", a_path, b_path);
+        pair_close(p);
         return 1;
     }
-    if (a.width < EQ_S2_MIN_SIZE || a.height < EQ_S2_MIN_SIZE)
-        return 1;
     EqSettings s;
     eq_settings_init(&s);
-    double *lut = malloc(sizeof(double) << a.bitdepth);
-    eq_s2_srgb_lut(lut, a.bitdepth);
-    EqS2Source sa, sb;
-    eq_s2_source_init(&sa, &s, &a, lut);
-    eq_s2_source_init(&sb, &s, &b, lut);
-    double *mem = malloc(sizeof(double) * eq_s2_run_doubles(a.width, a.height, 1));
+    p->lut = malloc(sizeof(double) << p->a.bitdepth);
+    double *mem = malloc(sizeof(double) * eq_s2_run_doubles(p->a.width, p->a.height, 1));
     EqLog log = { 0 };
     EqS2Dsp dsp;
     EqScores r;
-    eq_s2_dsp_init_c(&dsp);
-    if (eq_s2_run(&dsp, NULL, mem, NULL, &log, &sa, &sb, &r) < 0)
-        return 1;
-    double exact = score64(&sa, &sb);
-    blur64_mode = 1;
-    double rec = score64(&sa, &sb);
-    blur64_mode = 0;
-    printf("ours %.17g f64 %.17g f64_recursion_float_coefficients %.17g\n", r.ssimulacra2, exact,
-           rec);
+    int err = !p->lut || !mem;
+    if (!err) {
+        eq_s2_srgb_lut(p->lut, p->a.bitdepth);
+        eq_s2_source_init(&p->sa, &s, &p->a, p->lut);
+        eq_s2_source_init(&p->sb, &s, &p->b, p->lut);
+        eq_s2_dsp_init_c(&dsp);
+        err = eq_s2_run(&dsp, NULL, mem, NULL, &log, &p->sa, &p->sb, &r) < 0;
+    }
     free(mem);
-    free(lut);
-    free((void *)a.data[0]);
-    free((void *)b.data[0]);
+    if (err) {
+        fprintf(stderr, "cannot score %s and %s\n", a_path, b_path);
+        pair_close(p);
+        return 1;
+    }
+    p->score = r.ssimulacra2;
+    return 0;
+}
+
+static int f64_check(const char *a_path, const char *b_path)
+{
+    Pair p;
+    if (pair_open(&p, a_path, b_path))
+        return 1;
+    double exact = score64(&p.sa, &p.sb);
+    blur64_mode = 1;
+    double rec = score64(&p.sa, &p.sb);
+    blur64_mode = 0;
+    printf("ours %.17g f64 %.17g f64_recursion_float_coefficients %.17g\n", p.score, exact, rec);
+    pair_close(&p);
     return 0;
 }
 
@@ -487,43 +514,24 @@ static int study(const char *a_path, const char *b_path)
         { "xyb_stored+ssim_map_float+d1_stored", ST_XYB | ST_DMAPF | ST_DSTORE },
         { "xyb_float_arith+ssim_map_float+d1_stored", ST_XYB | ST_XYBF | ST_DMAPF | ST_DSTORE },
     };
-    EqFrame a, b;
-    if (eq_png_read(a_path, &a) || eq_png_read(b_path, &b)) {
-        fprintf(stderr, "cannot read %s or %s\n", a_path, b_path);
-        return 1;
-    }
-    EqSettings s;
-    eq_settings_init(&s);
-    double *lut = malloc(sizeof(double) << a.bitdepth);
-    eq_s2_srgb_lut(lut, a.bitdepth);
-    EqS2Source sa, sb;
-    eq_s2_source_init(&sa, &s, &a, lut);
-    eq_s2_source_init(&sb, &s, &b, lut);
-    double *mem = malloc(sizeof(double) * eq_s2_run_doubles(a.width, a.height, 1));
-    EqLog log = { 0 };
-    EqS2Dsp dsp;
-    EqScores r;
-    eq_s2_dsp_init_c(&dsp);
-    if (eq_s2_run(&dsp, NULL, mem, NULL, &log, &sa, &sb, &r) < 0)
+    Pair p;
+    if (pair_open(&p, a_path, b_path))
         return 1;
     blur64_mode = 0;
-    double exact = score64(&sa, &sb);
-    printf("ours %.17g f64 %.17g\n", r.ssimulacra2, exact);
+    double exact = score64(&p.sa, &p.sb);
+    printf("ours %.17g f64 %.17g\n", p.score, exact);
     int bad = 0;
     for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
         st_flags = v[i].flags;
-        double sc = study_score(&sa, &sb, v[i].flags);
-        printf("%s %.17g (%+.3g from ours, %+.3g from f64)\n", v[i].name, sc, sc - r.ssimulacra2,
+        double sc = study_score(&p.sa, &p.sb, v[i].flags);
+        printf("%s %.17g (%+.3g from ours, %+.3g from f64)\n", v[i].name, sc, sc - p.score,
                sc - exact);
-        if (i == 0 && memcmp(&sc, &r.ssimulacra2, sizeof(sc)) != 0)
+        if (i == 0 && memcmp(&sc, &p.score, sizeof(sc)) != 0)
             bad = 1;
     }
     if (bad)
         fprintf(stderr, "the study's pipeline does not give the definition's bits\n");
-    free(mem);
-    free(lut);
-    free((void *)a.data[0]);
-    free((void *)b.data[0]);
+    pair_close(&p);
     return bad;
 }
 
