@@ -300,137 +300,80 @@ void eq_s2_downsample_c(const double *restrict in, int w, int h, double *restric
 
 S2_CLONES
 void eq_s2_xyb_c(const double *restrict r, const double *restrict g, const double *restrict b,
-                 double *restrict x, double *restrict y, double *restrict bo, size_t n)
+                 float *restrict x, float *restrict y, float *restrict bo, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        double xv, yv, bv;
-        eq_s2_xyb(r[i], g[i], b[i], &xv, &yv, &bv);
-        x[i] = xv;
-        y[i] = yv;
-        bo[i] = bv;
-    }
+    for (size_t i = 0; i < n; i++)
+        eq_s2_xyb_f(r[i], g[i], b[i], &x[i], &y[i], &bo[i]);
 }
 
-/* One row step of n column recursions (independent lanes); st holds the six
- * state rows p1, p3, p5, pp1, pp3, pp5 of `stride` floats each. */
-static inline void vstep(const float *restrict l, const float *restrict r, float *restrict o,
-                         float *restrict st, size_t stride, int n)
+/* Floats of a padded row: the row's w inputs with R zeros on either side. */
+static size_t pad_len(int w)
 {
-    float *p1 = st, *p3 = st + stride, *p5 = st + 2 * stride;
-    float *pp1 = st + 3 * stride, *pp3 = st + 4 * stride, *pp5 = st + 5 * stride;
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC ivdep
-#endif
-    for (int i = 0; i < n; i++)
-        o[i] = eq_s2_rg_step(&p1[i], &p3[i], &p5[i], &pp1[i], &pp3[i], &pp5[i], l[i], r[i]);
+    return (size_t)w + 2 * EQ_S2_BLUR_R;
 }
-
-/* Rows blurred together: lane j of the transposed block is row y + j. */
-#define S2_HLANES 16
 
 size_t eq_s2_blur_scratch_floats(int w)
 {
-    /* The largest of blur_h (16 lanes), blur_h5 (40) and blur_v. */
-    size_t h = (size_t)40 * (size_t)(2 * w + 3 * EQ_S2_RG_RADIUS);
-    size_t v = (size_t)6 * (size_t)w;
-    return h > v ? h : v;
+    return (size_t)EQ_S2_MAPS * pad_len(w);
 }
 
-/* One input of the generic row blur: the product of a and b (b given), or a
- * alone. */
-static inline float blur_in(double a, double b, int product)
+/* Outputs [x0, x1) of one row from its padded inputs (pad[x + R] = input x,
+ * zero outside [0, w)). Lanes are independent outputs. */
+static inline void fir_row(const float *restrict pad, float *restrict o, int x0, int x1)
 {
-    return product ? eq_s2_blur_input(EQ_S2_MAP_S12, a, b) : eq_s2_blur_input(EQ_S2_MAP_MU1, a, b);
+    for (int x = x0; x < x1; x++)
+        o[x] = eq_s2_fir9_at(pad + x, 1);
+}
+
+/* Output x of one row read directly (zero outside [0, w)): the bits of
+ * fir_row, input by input. */
+static inline float fir_row_at(const float *a, const float *b, int map, int x, int w)
+{
+    float v[2 * EQ_S2_BLUR_R + 1];
+    for (int t = -EQ_S2_BLUR_R; t <= EQ_S2_BLUR_R; t++) {
+        int i = x + t;
+        v[t + EQ_S2_BLUR_R] = i >= 0 && i < w ? eq_s2_blur_input(map, a[i], b ? b[i] : 0.0f) : 0.0f;
+    }
+    return eq_s2_fir9_at(v, 1);
 }
 
 S2_CLONES
-void eq_s2_blur_h_c(const double *restrict a, const double *restrict b, float *restrict out,
-                    int w, int h, int y0, int y1, float *scratch)
+void eq_s2_blur_h_c(const float *restrict a, const float *restrict b, float *restrict out, int w,
+                    int h, int y0, int y1, float *scratch)
 {
     (void)h;
-    const int N = EQ_S2_RG_RADIUS;
-    /* Padded, transposed input: pad[(i + 2N) * 8 + j] = input x = i of row
-     * y + j, zero for i outside [0, w) (the zero padding). */
-    size_t plen = (size_t)(w + 3 * N);
-    float *pad = scratch ? scratch : malloc(sizeof(float) * S2_HLANES * (plen + (size_t)w));
-    if (!pad) {
-        /* No scratch: the same recursion line by line (same bits). */
-        for (int y = y0; y < y1; y++) {
-            const double *ra = a + (size_t)y * w, *rb = b ? b + (size_t)y * w : NULL;
-            float *o = out + (size_t)y * w;
-            float p1 = 0, p3 = 0, p5 = 0, pp1 = 0, pp3 = 0, pp5 = 0;
-            for (int n = -N + 1; n < w; n++) {
-                int l = n - N - 1, r = n + N - 1;
-                float left = l >= 0 ? blur_in(ra[l], rb ? rb[l] : 0.0, rb != NULL) : 0.0f;
-                float right = r < w ? blur_in(ra[r], rb ? rb[r] : 0.0, rb != NULL) : 0.0f;
-                float v = eq_s2_rg_step(&p1, &p3, &p5, &pp1, &pp3, &pp5, left, right);
-                if (n >= 0)
-                    o[n] = v;
-            }
+    const int R = EQ_S2_BLUR_R;
+    const int map = b ? EQ_S2_MAP_S12 : EQ_S2_MAP_MU1;
+    for (int y = y0; y < y1; y++) {
+        const float *ra = a + (size_t)y * w, *rb = b ? b + (size_t)y * w : NULL;
+        float *o = out + (size_t)y * w;
+        if (!scratch) {
+            for (int x = 0; x < w; x++)
+                o[x] = fir_row_at(ra, rb, map, x, w);
+            continue;
         }
-        return;
+        memset(scratch, 0, sizeof(float) * R);
+        memset(scratch + R + w, 0, sizeof(float) * R);
+        float *in = scratch + R;
+        if (rb)
+            for (int x = 0; x < w; x++)
+                in[x] = eq_s2_blur_input(EQ_S2_MAP_S12, ra[x], rb[x]);
+        else
+            for (int x = 0; x < w; x++)
+                in[x] = ra[x];
+        fir_row(scratch, o, 0, w);
     }
-    float *res = pad + S2_HLANES * plen;
-    for (int y = y0; y < y1; y += S2_HLANES) {
-        int rows = imin(S2_HLANES, y1 - y);
-        memset(pad, 0, sizeof(float) * S2_HLANES * 2 * N);
-        memset(pad + S2_HLANES * (size_t)(w + 2 * N), 0, sizeof(float) * S2_HLANES * N);
-        const double *ra[S2_HLANES], *rb[S2_HLANES];
-        for (int j = 0; j < S2_HLANES; j++) {
-            ra[j] = a + (size_t)(y + imin(j, rows - 1)) * w;
-            rb[j] = b ? b + (size_t)(y + imin(j, rows - 1)) * w : ra[j];
-        }
-        float *d = pad + (size_t)2 * N * S2_HLANES;
-        for (int x = 0; x < w; x++) {
-            float *dx = d + (size_t)x * S2_HLANES;
-            if (b) {
-                for (int j = 0; j < S2_HLANES; j++)
-                    dx[j] = eq_s2_blur_input(EQ_S2_MAP_S12, ra[j][x], rb[j][x]);
-            } else {
-                for (int j = 0; j < S2_HLANES; j++)
-                    dx[j] = eq_s2_blur_input(EQ_S2_MAP_MU1, ra[j][x], 0.0);
-            }
-        }
-        /* The 16 rows' recursions advance together along x (lanes). */
-        float st[6 * S2_HLANES], discard[S2_HLANES];
-        memset(st, 0, sizeof(st));
-        for (int n = -N + 1; n < w; n++) {
-            const float *left = pad + (size_t)(n - N - 1 + 2 * N) * S2_HLANES;
-            const float *right = pad + (size_t)(n + N - 1 + 2 * N) * S2_HLANES;
-            vstep(left, right, n >= 0 ? res + (size_t)n * S2_HLANES : discard, st, S2_HLANES,
-                  S2_HLANES);
-        }
-        float *o[S2_HLANES];
-        for (int j = 0; j < S2_HLANES; j++)
-            o[j] = out + (size_t)(y + imin(j, rows - 1)) * w;
-        for (int x = 0; x < w; x++) {
-            const float *rx = res + (size_t)x * S2_HLANES;
-            /* Lanes past the last row (inputs repeated from it, so the same
-             * values) write that row first; the real lane writes last. */
-            for (int j = S2_HLANES - 1; j >= 0; j--)
-                o[j][x] = rx[j];
-        }
-    }
-    if (!scratch)
-        free(pad);
 }
 
-/* The five row blurs of one channel in one pass: 8 rows x 5 inputs = 40
- * lanes, each lane the same recursion as eq_s2_blur_h_c on the same input. */
-#define S2_H5ROWS 8
-#define S2_H5LANES (5 * S2_H5ROWS)
-
 S2_CLONES
-void eq_s2_blur_h5_c(const double *restrict x1, const double *restrict x2,
-                     float *const out[5], int w, int h, int y0, int y1, float *scratch)
+void eq_s2_blur_h5_c(const float *restrict x1, const float *restrict x2, float *const out[5],
+                     int w, int h, int y0, int y1, float *scratch)
 {
-    (void)h;
-    const int N = EQ_S2_RG_RADIUS;
-    const int L = S2_H5LANES;
-    size_t plen = (size_t)(w + 3 * N);
-    float *pad = scratch ? scratch : malloc(sizeof(float) * L * (plen + (size_t)w));
-    if (!pad) {
-        /* No scratch: five separate passes (same bits, line by line). */
+    static const int maps[5] = { EQ_S2_MAP_S11, EQ_S2_MAP_S22, EQ_S2_MAP_S12, EQ_S2_MAP_MU1,
+                                 EQ_S2_MAP_MU2 };
+    const int R = EQ_S2_BLUR_R;
+    if (!scratch) {
+        /* Five separate passes, input by input (the same bits). */
         eq_s2_blur_h_c(x1, x1, out[0], w, h, y0, y1, NULL);
         eq_s2_blur_h_c(x2, x2, out[1], w, h, y0, y1, NULL);
         eq_s2_blur_h_c(x1, x2, out[2], w, h, y0, y1, NULL);
@@ -438,144 +381,57 @@ void eq_s2_blur_h5_c(const double *restrict x1, const double *restrict x2,
         eq_s2_blur_h_c(x2, NULL, out[4], w, h, y0, y1, NULL);
         return;
     }
-    float *res = pad + L * plen;
-    for (int y = y0; y < y1; y += S2_H5ROWS) {
-        int rows = imin(S2_H5ROWS, y1 - y);
-        memset(pad, 0, sizeof(float) * L * 2 * N);
-        memset(pad + L * (size_t)(w + 2 * N), 0, sizeof(float) * L * N);
-        const double *ra[S2_H5ROWS], *rb[S2_H5ROWS];
-        for (int j = 0; j < S2_H5ROWS; j++) {
-            ra[j] = x1 + (size_t)(y + imin(j, rows - 1)) * w;
-            rb[j] = x2 + (size_t)(y + imin(j, rows - 1)) * w;
-        }
-        /* Lane q * 8 + j: input q (s11, s22, s12, mu1, mu2) of row y + j. */
-        float *d = pad + (size_t)2 * N * L;
-        for (int x = 0; x < w; x++) {
-            float *dx = d + (size_t)x * L;
-            for (int j = 0; j < S2_H5ROWS; j++) {
-                double a = ra[j][x], b = rb[j][x];
-                dx[j] = eq_s2_blur_input(EQ_S2_MAP_S11, a, b);
-                dx[S2_H5ROWS + j] = eq_s2_blur_input(EQ_S2_MAP_S22, a, b);
-                dx[2 * S2_H5ROWS + j] = eq_s2_blur_input(EQ_S2_MAP_S12, a, b);
-                dx[3 * S2_H5ROWS + j] = eq_s2_blur_input(EQ_S2_MAP_MU1, a, b);
-                dx[4 * S2_H5ROWS + j] = eq_s2_blur_input(EQ_S2_MAP_MU2, a, b);
-            }
-        }
-        float st[6 * S2_H5LANES], discard[S2_H5LANES];
-        memset(st, 0, sizeof(st));
-        for (int n = -N + 1; n < w; n++) {
-            const float *left = pad + (size_t)(n - N - 1 + 2 * N) * L;
-            const float *right = pad + (size_t)(n + N - 1 + 2 * N) * L;
-            vstep(left, right, n >= 0 ? res + (size_t)n * L : discard, st, S2_H5LANES,
-                  S2_H5LANES);
-        }
+    const size_t L = pad_len(w);
+    for (int q = 0; q < 5; q++) {
+        memset(scratch + q * L, 0, sizeof(float) * R);
+        memset(scratch + q * L + R + w, 0, sizeof(float) * R);
+    }
+    for (int y = y0; y < y1; y++) {
+        const float *a = x1 + (size_t)y * w, *b = x2 + (size_t)y * w;
         for (int q = 0; q < 5; q++) {
-            float *o[S2_H5ROWS];
-            for (int j = 0; j < S2_H5ROWS; j++)
-                o[j] = out[q] + (size_t)(y + imin(j, rows - 1)) * w;
-            for (int x = 0; x < w; x++) {
-                const float *rx = res + (size_t)x * L + q * S2_H5ROWS;
-                for (int j = S2_H5ROWS - 1; j >= 0; j--)
-                    o[j][x] = rx[j];
-            }
+            float *in = scratch + q * L + R;
+            for (int x = 0; x < w; x++)
+                in[x] = eq_s2_blur_input(maps[q], a[x], b[x]);
         }
-    }
-    if (!scratch)
-        free(pad);
-}
-
-/* Two consecutive row steps (rows n and n + 1) of the same recursions: the
- * same operations per lane as two vstep calls, with the state kept in
- * registers in between. */
-static inline void vstep2(const float *restrict l0, const float *restrict r0,
-                          float *restrict o0, const float *restrict l1, const float *restrict r1,
-                          float *restrict o1, float *restrict st, size_t stride, int n)
-{
-    float *p1 = st, *p3 = st + stride, *p5 = st + 2 * stride;
-    float *pp1 = st + 3 * stride, *pp3 = st + 4 * stride, *pp5 = st + 5 * stride;
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC ivdep
-#endif
-    for (int i = 0; i < n; i++) {
-        float a1 = p1[i], a3 = p3[i], a5 = p5[i], b1 = pp1[i], b3 = pp3[i], b5 = pp5[i];
-        o0[i] = eq_s2_rg_step(&a1, &a3, &a5, &b1, &b3, &b5, l0[i], r0[i]);
-        o1[i] = eq_s2_rg_step(&a1, &a3, &a5, &b1, &b3, &b5, l1[i], r1[i]);
-        p1[i] = a1;
-        p3[i] = a3;
-        p5[i] = a5;
-        pp1[i] = b1;
-        pp3[i] = b3;
-        pp5[i] = b5;
+        for (int q = 0; q < 5; q++)
+            fir_row(scratch + q * L, out[q] + (size_t)y * w, 0, w);
     }
 }
 
-/* Columns advanced together by one call of the column recursion (a
- * vector loop's length; the columns are independent lanes). */
+/* Columns advanced together by one pass of the column blur (a vector
+ * loop's length; the columns are independent lanes). */
 #define S2_VCOLS 256
 
 S2_CLONES
 void eq_s2_blur_v_rows_c(const float *restrict in, int ring, int w, int h, int n0, int n1,
-                         int x0, int x1, float *restrict state, size_t state_stride,
-                         float *restrict out, size_t out_stride)
+                         int x0, int x1, float *restrict out, size_t out_stride)
 {
-    const int N = EQ_S2_RG_RADIUS;
+    const int R = EQ_S2_BLUR_R;
     static const float zero[S2_VCOLS]; /* rows outside the image */
-    float discard[2 * S2_VCOLS];       /* outputs of steps before row 0 */
-    const int oy0 = n0 > 0 ? n0 : 0;
     for (int xc = x0; xc < x1; xc += S2_VCOLS) {
         const int c = imin(S2_VCOLS, x1 - xc);
-        const float *col = in + xc;
-        float *st = state + (xc - x0), *ob = out + (xc - x0);
-        /* The columns' recursions advance together, one row at a time (two
-         * per pass), so the rows are read and written in order. */
-        int n = n0;
-        for (; n + 1 < n1; n += 2) {
-            int l = n - N - 1, r = n + N - 1;
-            const float *rl0 = l >= 0 ? col + (size_t)(l % ring) * w : zero;
-            const float *rr0 = r < h ? col + (size_t)(r % ring) * w : zero;
-            const float *rl1 = l + 1 >= 0 ? col + (size_t)((l + 1) % ring) * w : zero;
-            const float *rr1 = r + 1 < h ? col + (size_t)((r + 1) % ring) * w : zero;
-            float *o0 = n >= 0 ? ob + (size_t)(n - oy0) * out_stride : discard;
-            float *o1 = n + 1 >= 0 ? ob + (size_t)(n + 1 - oy0) * out_stride : discard + S2_VCOLS;
-            vstep2(rl0, rr0, o0, rl1, rr1, o1, st, state_stride, c);
-        }
-        for (; n < n1; n++) {
-            int l = n - N - 1, r = n + N - 1;
-            const float *rl = l >= 0 ? col + (size_t)(l % ring) * w : zero;
-            const float *rr = r < h ? col + (size_t)(r % ring) * w : zero;
-            float *o = n >= 0 ? ob + (size_t)(n - oy0) * out_stride : discard;
-            vstep(rl, rr, o, st, state_stride, c);
+        for (int n = n0; n < n1; n++) {
+            const float *r[2 * EQ_S2_BLUR_R + 1];
+            for (int t = -R; t <= R; t++) {
+                int y = n + t;
+                r[t + R] = y >= 0 && y < h ? in + (size_t)(y % ring) * w + xc : zero;
+            }
+            float *o = out + (size_t)(n - n0) * out_stride + (xc - x0);
+            for (int i = 0; i < c; i++)
+                o[i] = eq_s2_fir9(r[0][i], r[1][i], r[2][i], r[3][i], r[4][i], r[5][i], r[6][i],
+                                  r[7][i], r[8][i]);
         }
     }
 }
 
-void eq_s2_blur_v_c(const float *in, float *out, int w, int h, int x0, int x1, float *scratch)
+void eq_s2_blur_v_c(const float *in, float *out, int w, int h, int x0, int x1)
 {
-    const int N = EQ_S2_RG_RADIUS;
-    int cw = x1 - x0;
-    if (cw <= 0)
-        return;
-    /* The whole column at once: a ring of h rows, steps -N + 1 .. h - 1. */
-    float *st = scratch ? scratch : malloc(sizeof(float) * 6 * (size_t)cw);
-    if (st) {
-        memset(st, 0, sizeof(float) * 6 * (size_t)cw);
-        eq_s2_blur_v_rows_c(in, h, w, h, -N + 1, h, x0, x1, st, (size_t)cw, out + x0,
-                            (size_t)w);
-        if (!scratch)
-            free(st);
-        return;
-    }
-    /* No memory: the same recursions, 64 columns at a time. */
-    float sst[6 * 64];
-    for (int xc = x0; xc < x1; xc += 64) {
-        memset(sst, 0, sizeof(sst));
-        eq_s2_blur_v_rows_c(in, h, w, h, -N + 1, h, xc, imin(xc + 64, x1), sst, 64, out + xc,
-                            (size_t)w);
-    }
+    if (x1 > x0)
+        eq_s2_blur_v_rows_c(in, h, w, h, 0, h, x0, x1, out + x0, (size_t)w);
 }
 
 S2_CLONES
-void eq_s2_terms_c(const double *restrict x1, const double *restrict x2,
+void eq_s2_terms_c(const float *restrict x1, const float *restrict x2,
                    const float *restrict mu1, const float *restrict mu2,
                    const float *restrict s11, const float *restrict s22,
                    const float *restrict s12, double *restrict ssim_d,
@@ -674,28 +530,25 @@ static void srgb_tables_build(void)
  * what its next band needs:
  *
  *   lin      the band's linear RGB, 6 x B rows (double)
- *   xyb      XYB in a ring of 2B rows (double): the row blurs read the band,
- *            the terms read rows up to N - 1 behind it
+ *   xyb      XYB in a ring of 2B rows (float): the row blurs read the band,
+ *            the terms read rows up to R behind it
  *   hb       the five row-blurred inputs of each channel, rings of 2B rows
- *            (float): a column step n reads rows n - N - 1 and n + N - 1
- *   vst      the column recursions' state, 6 floats per column and plane
+ *            (float): the column blur of row n reads rows n - R .. n + R
  *   term     ssim_d and edge_d1 of the band's output rows (double)
  *
  * A band: to linear (scale 0), downsampling into the next scale's band,
- * XYB, row blurs (threads split rows, 8 per job); column steps up to the last
- * row whose inputs are in, then the terms of those rows (threads split
- * columns); then the six sums of each channel over those rows (the three
- * channels at once: different sums). Every value is computed by the same
- * per-pixel or per-line code as a whole-plane pass (a column recursion
- * continued from its saved state is the same sequence of steps), and each
- * of the 108 sums adds its terms in raster order, band after band.
+ * XYB, row blurs (threads split rows, 8 per job); the column blur of the
+ * rows whose last input row is in, then the terms of those rows (threads
+ * split columns); then the six sums of each channel over those rows (the
+ * three channels at once: different sums). Every value is computed by the
+ * same per-pixel code as a whole-plane pass, and each of the 108 sums adds
+ * its terms in raster order, band after band.
  */
 
 /* Rows of a band for a pool of `threads`: a multiple of 8 (row stages take
- * 8 rows per job, the fused row blur's width) and at least 16 (the rings
- * hold 2B rows; a band's column steps read from 2N rows above the band to
- * its last row, B + 2N rows), 16 rows per thread (two jobs each) up to 8
- * threads, then 128. */
+ * 8 rows per job) and at least 16 (the rings hold 2B rows; a band's column
+ * blur reads from 2R rows above the band to its last row, B + 2R rows), 16
+ * rows per thread (two jobs each) up to 8 threads, then 128. */
 static int s2_band_rows(int threads)
 {
     int b = 16 * (threads < 2 ? 2 : threads);
@@ -706,11 +559,10 @@ typedef struct S2Scale {
     int w, h;
     int band_start;     /* first row of the band being received */
     int rows_in;        /* rows of linear RGB received so far */
-    int step;           /* next column step (from -N + 1) */
+    int step;           /* next row of the column blur */
     double *lin[2][3];  /* rows band_start .. rows_in - 1 */
-    double *xyb[2][3];  /* row y at (y % 2B) */
+    float *xyb[2][3];   /* row y at (y % 2B) */
     float *hb[3][5];    /* s11, s22, s12, mu1, mu2 inputs; row y at (y % 2B) */
-    float *vst[3][5];   /* six rows of w */
     double *term[3][2]; /* ssim_d, edge_d1 of the band's output rows */
     double *acc[3];     /* the channel's six sums */
 } S2Scale;
@@ -721,7 +573,7 @@ typedef struct S2Run {
     int threads, band, scales;
     const EqS2Source *src[2];
     float **scratch; /* row blur scratch per worker, or NULL */
-    float *vout;     /* per worker: 5 planes of (B + N - 1) rows of S2_VCOLS */
+    float *vout;     /* per worker: 5 planes of (B + R) rows of S2_VCOLS */
     S2Scale sc[EQ_S2_MAX_SCALES];
     /* the band being processed */
     int s, b0, rows, n0, n1, jobs;
@@ -729,14 +581,15 @@ typedef struct S2Run {
 
 static size_t s2_vout_floats(int band)
 {
-    return (size_t)5 * (size_t)(band + EQ_S2_RG_RADIUS - 1) * S2_VCOLS;
+    return (size_t)5 * (size_t)(band + EQ_S2_BLUR_R) * S2_VCOLS;
 }
 
 static size_t s2_scale_doubles(int w, int band)
 {
-    /* lin 6 B, xyb 6 x 2B, hb 15 x 2B floats, vst 15 x 6 floats, term 6 x (B + N - 1) */
-    return (size_t)w * ((size_t)6 * band + (size_t)12 * band + (size_t)15 * band + 45 +
-                        (size_t)6 * (band + EQ_S2_RG_RADIUS - 1));
+    /* lin 6 B doubles, term 6 (B + R) doubles; xyb 6 x 2B and hb 15 x 2B
+     * floats (42 B floats: 21 B doubles) */
+    return (size_t)w * ((size_t)6 * band + (size_t)6 * (band + EQ_S2_BLUR_R) +
+                        (size_t)21 * band);
 }
 
 size_t eq_s2_run_doubles(int w, int h, int threads)
@@ -781,7 +634,7 @@ static void s2_rows_job(void *p, int job, int worker)
                  k->xyb[i][1] + slot + o, k->xyb[i][2] + slot + o, n);
     float *scratch = r->scratch ? r->scratch[worker] : NULL;
     for (int c = 0; c < 3; c++) {
-        const double *x1 = k->xyb[0][c] + slot, *x2 = k->xyb[1][c] + slot;
+        const float *x1 = k->xyb[0][c] + slot, *x2 = k->xyb[1][c] + slot;
         float *const outs[5] = { k->hb[c][0] + slot, k->hb[c][1] + slot, k->hb[c][2] + slot,
                                  k->hb[c][3] + slot, k->hb[c][4] + slot };
         if (dsp->blur_h5) {
@@ -796,9 +649,9 @@ static void s2_rows_job(void *p, int job, int worker)
     }
 }
 
-/* Columns [16 (C j / J), 16 (C (j + 1) / J)), C = ceil(w / 16): column steps
- * n0 .. n1 - 1 of the fifteen planes, then the terms of rows max(n0, 0) ..
- * n1 - 1 on those columns. */
+/* Columns [16 (C j / J), 16 (C (j + 1) / J)), C = ceil(w / 16): rows
+ * n0 .. n1 - 1 of the fifteen planes' column blurs, then the terms of those
+ * rows on those columns. */
 static void s2_cols_job(void *p, int job, int worker)
 {
     S2Run *r = p;
@@ -807,15 +660,15 @@ static void s2_cols_job(void *p, int job, int worker)
     const int w = k->w, ring = 2 * r->band, blocks = (w + 15) / 16;
     const int x0 = 16 * (int)((int64_t)blocks * job / r->jobs);
     const int x1 = imin(w, 16 * (int)((int64_t)blocks * (job + 1) / r->jobs));
-    const int o0 = r->n0 > 0 ? r->n0 : 0;
-    const size_t plane = (size_t)(r->band + EQ_S2_RG_RADIUS - 1) * S2_VCOLS;
+    const int o0 = r->n0;
+    const size_t plane = (size_t)(r->band + EQ_S2_BLUR_R) * S2_VCOLS;
     float *v = r->vout + (size_t)worker * s2_vout_floats(r->band);
     for (int xc = x0; xc < x1; xc += S2_VCOLS) {
         int cc = imin(S2_VCOLS, x1 - xc);
         for (int c = 0; c < 3; c++) {
             for (int q = 0; q < 5; q++)
                 dsp->blur_v_rows(k->hb[c][q], ring, w, k->h, r->n0, r->n1, xc, xc + cc,
-                                 k->vst[c][q] + xc, (size_t)w, v + q * plane, S2_VCOLS);
+                                 v + q * plane, S2_VCOLS);
             for (int n = o0; n < r->n1; n++) {
                 size_t xo = (size_t)(n % ring) * w + xc, vo = (size_t)(n - o0) * S2_VCOLS;
                 size_t to = (size_t)(n - o0) * w + xc;
@@ -833,8 +686,7 @@ static void s2_sums_job(void *p, int job, int worker)
     (void)worker;
     S2Run *r = p;
     S2Scale *k = &r->sc[r->s];
-    const int o0 = r->n0 > 0 ? r->n0 : 0;
-    r->dsp->sums(k->term[job][0], k->term[job][1], (size_t)(r->n1 - o0) * k->w, k->acc[job]);
+    r->dsp->sums(k->term[job][0], k->term[job][1], (size_t)(r->n1 - r->n0) * k->w, k->acc[job]);
 }
 
 /* Jobs for `units` independent units of `pixels` work in all: one below
@@ -849,7 +701,6 @@ static int s2_jobs(const S2Run *r, int units, size_t pixels)
 /* Scale s has received a full band of B rows, or its last rows. */
 static void s2_band(S2Run *r, int s)
 {
-    const int N = EQ_S2_RG_RADIUS;
     S2Scale *k = &r->sc[s];
     const int last = k->rows_in == k->h;
     r->s = s;
@@ -859,11 +710,12 @@ static void s2_band(S2Run *r, int s)
     eq_pool_run(r->pool, r->jobs, s2_rows_job, r);
     if (s + 1 < r->scales)
         r->sc[s + 1].rows_in = (k->rows_in + 1) / 2;
-    /* Column steps whose lower input row n + N - 1 is in (all at the end). */
+    /* Rows of the column blur whose last input row n + R is in (all at the
+     * end). */
     r->n0 = k->step;
-    r->n1 = last ? k->h : k->rows_in - (N - 1);
+    r->n1 = last ? k->h : k->rows_in - EQ_S2_BLUR_R;
     if (r->n1 > r->n0) {
-        size_t outs = (size_t)(r->n1 - (r->n0 > 0 ? r->n0 : 0)) * k->w;
+        size_t outs = (size_t)(r->n1 - r->n0) * k->w;
         r->jobs = s2_jobs(r, (k->w + 15) / 16, outs);
         eq_pool_run(r->pool, r->jobs, s2_cols_job, r);
         if (s2_jobs(r, 3, outs) > 1)
@@ -916,7 +768,7 @@ int eq_s2_run(const EqS2Dsp *dsp, EqPool *pool, double *mem, float **scratch, co
     r.scratch = scratch;
 
     /* mem: eq_s2_run_doubles(W, H, threads), carved as that function counts. */
-    const size_t B = (size_t)r.band, T = (size_t)(r.band + EQ_S2_RG_RADIUS - 1);
+    const size_t B = (size_t)r.band, T = (size_t)(r.band + EQ_S2_BLUR_R);
     double *p = mem;
     r.vout = (float *)p;
     p += (s2_vout_floats(r.band) * (size_t)r.threads + 1) / 2;
@@ -925,25 +777,23 @@ int eq_s2_run(const EqS2Dsp *dsp, EqPool *pool, double *mem, float **scratch, co
         const size_t w = (size_t)widths[s];
         k->w = widths[s];
         k->h = heights[s];
-        k->step = -EQ_S2_RG_RADIUS + 1;
+        k->step = 0;
         for (int i = 0; i < 2; i++)
-            for (int c = 0; c < 3; c++) {
+            for (int c = 0; c < 3; c++)
                 k->lin[i][c] = p, p += B * w;
-                k->xyb[i][c] = p, p += 2 * B * w;
-            }
         for (int c = 0; c < 3; c++) {
             k->term[c][0] = p, p += T * w;
             k->term[c][1] = p, p += T * w;
             k->acc[c] = &sums[eq_s2_sum_index(s, c, 0)];
         }
         float *f = (float *)p;
+        for (int i = 0; i < 2; i++)
+            for (int c = 0; c < 3; c++)
+                k->xyb[i][c] = f, f += 2 * B * w;
         for (int c = 0; c < 3; c++)
-            for (int q = 0; q < 5; q++) {
+            for (int q = 0; q < 5; q++)
                 k->hb[c][q] = f, f += 2 * B * w;
-                k->vst[c][q] = f, f += 6 * w;
-                memset(k->vst[c][q], 0, sizeof(float) * 6 * w);
-            }
-        p += (15 * (2 * B + 6) * w) / 2;
+        p += 21 * B * w;
     }
 
     for (int b0 = 0; b0 < H; b0 += r.band) {

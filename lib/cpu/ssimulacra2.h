@@ -7,12 +7,13 @@
  * lib/exact/ssimulacra2.h; this header fixes the planes, the loops and the
  * order of the 108 sums.
  *
- * Planes are w x h, row stride w (no padding): double, except the blur's
- * (float, the type of its recursion). Row ranges [y0, y1)
- * (columns [x0, x1) for the vertical blur) let a caller split a stage across
+ * Planes are w x h, row stride w (no padding): linear RGB and the per-pixel
+ * terms double, XYB and the blurs float. Row ranges [y0, y1) (columns
+ * [x0, x1) for the vertical blur) let a caller split a stage across
  * threads; any split gives the same bits because every output depends only
- * on its own inputs (a blur line is one sequential recursion). The sums are
- * the exception: each one is a sequential double sum in raster order.
+ * on its own inputs (a blurred value on its 9 neighbours in the line). The
+ * sums are the exception: each one is a sequential double sum in raster
+ * order.
  */
 #ifndef EQ_CPU_SSIMULACRA2_H
 #define EQ_CPU_SSIMULACRA2_H
@@ -41,33 +42,31 @@ typedef struct EqS2Dsp {
     /* Output rows [y0, y1) of the 2x2 box downsampling of a w x h plane into
      * a ((w+1)/2) x ((h+1)/2) plane (eq_s2_box4, edge samples repeated). */
     void (*downsample)(const double *in, int w, int h, double *out, int y0, int y1);
-    /* n pixels of linear R, G, B to X', Y', B' (eq_s2_xyb). */
-    void (*xyb)(const double *r, const double *g, const double *b, double *x, double *y,
-                double *bo, size_t n);
-    /* Rows [y0, y1): the recursive blur along each row (eq_s2_rg_step) of
-     * (float)a[i], or of (float)(a[i] * b[i]) when b is not NULL (the
-     * inputs of s11, s22, s12: the product in double, then rounded). */
-    void (*blur_h)(const double *a, const double *b, float *out, int w, int h, int y0,
-                   int y1, float *scratch);
+    /* n pixels of linear R, G, B to X', Y', B' (eq_s2_xyb_f: computed in
+     * double, stored as float). */
+    void (*xyb)(const double *r, const double *g, const double *b, float *x, float *y,
+                float *bo, size_t n);
+    /* Rows [y0, y1): the blur along each row (eq_s2_fir9, zero outside
+     * [0, w)) of a[i], or of a[i] * b[i] (eq_s2_blur_input) when b is not
+     * NULL. `scratch`: eq_s2_blur_scratch_floats(w) floats, or NULL (then
+     * each output reads its nine inputs directly; the same bits). */
+    void (*blur_h)(const float *a, const float *b, float *out, int w, int h, int y0, int y1,
+                   float *scratch);
     /* Optional (may be NULL): the five row blurs of one channel at once,
      * out[] = s11, s22, s12, mu1, mu2 inputs, i.e. blur_h of (x1, x1),
      * (x2, x2), (x1, x2), (x1, NULL), (x2, NULL) with the same bits. */
-    void (*blur_h5)(const double *x1, const double *x2, float *const out[5], int w, int h,
+    void (*blur_h5)(const float *x1, const float *x2, float *const out[5], int w, int h,
                     int y0, int y1, float *scratch);
-    /* Columns [x0, x1): steps n0 .. n1 - 1 (-N + 1 <= n0 <= n1 <= h) of
-     * the recursive blur down each column (eq_s2_rg_step, zero outside
-     * rows [0, h)), continued from `state` and left there: six rows of
-     * `state_stride` floats (p1, p3, p5, pp1, pp3, pp5; column x at
-     * x - x0), all zero before step -N + 1. Input row y is at
-     * in + (y % ring) * w (ring >= h: a whole plane); the output of step
-     * n >= 0 at out + (n - max(n0, 0)) * out_stride + (x - x0). Steps
-     * split into any runs of calls give the same bits as one call. */
+    /* Columns [x0, x1), rows n0 .. n1 - 1 (0 <= n0 <= n1 <= h) of the blur
+     * down each column (eq_s2_fir9, zero outside rows [0, h)). Input row y
+     * is at in + (y % ring) * w (ring >= h: a whole plane; the rows
+     * n0 - R .. n1 - 1 + R that lie in [0, h) must be there); output row n
+     * at out + (n - n0) * out_stride + (x - x0). */
     void (*blur_v_rows)(const float *in, int ring, int w, int h, int n0, int n1, int x0,
-                        int x1, float *state, size_t state_stride, float *out,
-                        size_t out_stride);
-    /* n pixels: ssim_d[i] = eq_s2_ssim_d, edge_d1[i] = eq_s2_edge_d1 (the
-     * blurred values widened to double). */
-    void (*terms)(const double *x1, const double *x2, const float *mu1, const float *mu2,
+                        int x1, float *out, size_t out_stride);
+    /* n pixels: ssim_d[i] = eq_s2_ssim_d, edge_d1[i] = eq_s2_edge_d1 (XYB and
+     * the blurred values widened to double). */
+    void (*terms)(const float *x1, const float *x2, const float *mu1, const float *mu2,
                   const float *s11, const float *s22, const float *s12, double *ssim_d,
                   double *edge_d1, size_t n);
     /* The six sums of one channel of one scale, each a sequential double sum
@@ -85,21 +84,20 @@ void eq_s2_dsp_init_c(EqS2Dsp *dsp);
 
 void eq_s2_to_linear_c(const EqS2Source *src, int y0, int y1, double *r, double *g, double *b);
 void eq_s2_downsample_c(const double *in, int w, int h, double *out, int y0, int y1);
-void eq_s2_xyb_c(const double *r, const double *g, const double *b, double *x, double *y,
-                 double *bo, size_t n);
-void eq_s2_blur_h_c(const double *a, const double *b, float *out, int w, int h, int y0, int y1,
+void eq_s2_xyb_c(const double *r, const double *g, const double *b, float *x, float *y,
+                 float *bo, size_t n);
+void eq_s2_blur_h_c(const float *a, const float *b, float *out, int w, int h, int y0, int y1,
                     float *scratch);
-void eq_s2_blur_h5_c(const double *x1, const double *x2, float *const out[5], int w, int h,
+void eq_s2_blur_h5_c(const float *x1, const float *x2, float *const out[5], int w, int h,
                      int y0, int y1, float *scratch);
 void eq_s2_blur_v_rows_c(const float *in, int ring, int w, int h, int n0, int n1, int x0,
-                         int x1, float *state, size_t state_stride, float *out,
-                         size_t out_stride);
+                         int x1, float *out, size_t out_stride);
 /* Columns [x0, x1) of a whole w x h plane: eq_s2_blur_v_rows_c over all
- * steps. `scratch`: eq_s2_blur_scratch_floats(w) floats of working memory,
- * or NULL (then it allocates its own). */
-void eq_s2_blur_v_c(const float *in, float *out, int w, int h, int x0, int x1, float *scratch);
+ * rows. */
+void eq_s2_blur_v_c(const float *in, float *out, int w, int h, int x0, int x1);
+/* Floats of the row blurs' scratch for rows of w (five padded rows). */
 size_t eq_s2_blur_scratch_floats(int w);
-void eq_s2_terms_c(const double *x1, const double *x2, const float *mu1, const float *mu2,
+void eq_s2_terms_c(const float *x1, const float *x2, const float *mu1, const float *mu2,
                    const float *s11, const float *s22, const float *s12, double *ssim_d,
                    double *edge_d1, size_t n);
 void eq_s2_sums_c(const double *ssim_d, const double *edge_d1, size_t n, double acc[6]);
@@ -139,9 +137,9 @@ double eq_s2_score_from_sums(const double sums[EQ_SSIMULACRA2_SUMS], int scales,
  *
  * Rows stream through all scales in bands of B = 16 max(threads, 2) rows
  * (at most 128), so no plane of a whole scale is held and mem does not grow
- * with h: about (312 B + 552) bytes per column per scale, i.e. about
- * 2 w (312 B + 552) bytes for all scales, plus 5 (B + 4) kB per thread;
- * 172 MB for w = 8192 on 2 threads (docs/ssimulacra2.md, "Memory").
+ * with h: about (264 B + 192) bytes per column per scale, i.e. about
+ * 2 w (264 B + 192) bytes for all scales, plus 5 (B + 4) kB per thread;
+ * 142 MB for w = 8192 on 2 threads (docs/ssimulacra2.md, "Memory").
  */
 size_t eq_s2_run_doubles(int w, int h, int threads);
 /* What the CPU backend's scorer holds for SSIMULACRA2 at w x h on `threads`:

@@ -6,18 +6,19 @@
  * host compiler with -ffp-contract=off and by nvcc with --fmad=false.
  *
  * The definition follows libjxl tools/ssimulacra2.cc at commit
- * aea3a06e281fdee13e04815bfbf4f4132e7f59ea, restated with fixed types (double,
- * except the blur recursion, float as in libjxl) and a fixed order of
- * operations (see docs/ssimulacra2.md):
+ * aea3a06e281fdee13e04815bfbf4f4132e7f59ea, restated with fixed types and a
+ * fixed order of operations (see docs/ssimulacra2.md):
  *
  *   linear RGB (double)  -> 2x2 box downsampling per scale, in linear RGB
  *                        -> XYB (opsin absorbance, bias, cube root,
- *                           MakePositiveXYB)
+ *                           MakePositiveXYB) in double, stored as float
  *   per channel: mu1 = G*x1, mu2 = G*x2, s11 = G*(x1*x1), s22 = G*(x2*x2),
- *                s12 = G*(x1*x2), G libjxl's recursive Gaussian (sigma 1.5),
- *                rows then columns, the recursion in float (see below)
+ *                s12 = G*(x1*x2), G the Gaussian (sigma 1.5) of libjxl's
+ *                recursive filter, evaluated as its 9-tap kernel, rows then
+ *                columns, in float (see below)
  *   per pixel:   d  = max(1 - SSIM'(mu, s), 0)          (libjxl SSIMMap)
  *                d1 = (1 + |x2 - mu2|) / (1 + |x1 - mu1|) - 1  (EdgeDiffMap)
+ *                in double
  *   per scale and channel, six sequential raster-order double sums:
  *                d, d^4, max(d1,0), max(d1,0)^4, max(-d1,0), max(-d1,0)^4
  *
@@ -100,6 +101,8 @@ EQ_HD static inline double eq_s2_box4(double a00, double a10, double a01, double
  *   X = 0.5 (c_0 - c_1), Y = 0.5 (c_0 + c_1), B = c_2;
  *   B' = (B - Y) + 0.55, X' = 14 X + 0.42, Y' = Y + 0.01.
  * cbrt is eq_pm_cbrt; its domain [2^-24, 8] holds m_k for r, g, b in [0, 1].
+ * The three results are doubles; the XYB planes store them rounded to float
+ * (eq_s2_xyb_f), libjxl's plane type.
  */
 EQ_HD static inline void eq_s2_xyb(double r, double g, double b, double *ox, double *oy,
                                    double *ob)
@@ -128,71 +131,72 @@ EQ_HD static inline void eq_s2_xyb(double r, double g, double b, double *ox, dou
     *oy = y + EQ_S2_POS_Y;
 }
 
+/* eq_s2_xyb, each result rounded to float: what an XYB plane holds. */
+EQ_HD static inline void eq_s2_xyb_f(double r, double g, double b, float *ox, float *oy,
+                                     float *ob)
+{
+    double x, y, bb;
+    eq_s2_xyb(r, g, b, &x, &y, &bb);
+    *ox = (float)x;
+    *oy = (float)y;
+    *ob = (float)bb;
+}
+
 /* ----------------------------------------------------------------- blur */
 
 /*
- * The blur is libjxl's recursive Gaussian (tools/gauss_blur.cc,
- * CreateRecursiveGaussian(1.5), FastGaussian): Charalampidis' truncated-cosine
- * filter, radius N = 5, as three second-order recursions (k = 1, 3, 5),
- * equation (35) of the paper, with zero padding outside the image:
- *     s      = in[n - N - 1] + in[n + N - 1]      (0 outside [0, len))
- *     y_k[n] = n2_k s + (-(d1_k y_k[n-1]) - y_k[n-2])
- *     out[n] = y_1[n] + (y_3[n] + y_5[n])         for n = -N+1 .. len-1,
- * states starting at 0, output kept for n >= 0. Rows are filtered first,
- * then columns; a line is one sequential recursion (a GPU thread per line).
- *
- * The recursion runs in float with libjxl's float coefficients (n2, d1 as
- * CreateRecursiveGaussian stores them): libjxl's own blur computes in float,
- * and its scores carry the rounding of that recursion (whose poles lie on the
- * unit circle, so errors do not decay). docs/ssimulacra2.md measures it: the
- * same filter in double moves photo scores up by 0.01..0.04, outside libjxl's
- * band; in float, with this fixed scalar order (no FMA), our scores lie
- * inside it. The input is rounded to float, the output widened to double.
+ * The blur is the Gaussian (sigma 1.5) that libjxl's recursive filter
+ * (tools/gauss_blur.cc, CreateRecursiveGaussian(1.5)) is built to compute:
+ * Charalampidis' truncated-cosine kernel of radius 5,
+ *     h(t) = sum_k beta_k cos(omega_k t), k = 1, 3, 5, |t| <= 4 (h(+-5) = 0),
+ * nine taps. libjxl runs it as three second-order recursions in float; we
+ * evaluate the kernel itself: rows first, then columns, zero outside the
+ * image (libjxl's padding), in float with the taps rounded to float, each
+ * output in one order, the farthest taps first, no FMA:
+ *     acc = g4 (p4 + q4); acc = acc + g3 (p3 + q3); acc = acc + g2 (p2 + q2);
+ *     acc = acc + g1 (p1 + q1); out = acc + g0 c
+ * (p_t, q_t the inputs t before and after, c the input itself). Why not the
+ * recursion (docs/ssimulacra2.md, "Conditioning"): its poles lie on the unit
+ * circle, so its float rounding is never damped; the score carries 0.016 to
+ * 0.088 of that error, and a last-bit change of its inputs moves a photo's
+ * score by up to 0.05. The kernel in float lands within 0.002 of the exact
+ * filter's score (the float64 check) on every fixture pair, whatever the
+ * types around it; and every output depends on its 9 x 9 neighbours alone,
+ * which a GPU blurs in tiles (docs/cuda.md).
  */
-#define EQ_S2_RG_RADIUS 5
-#define EQ_S2_RG_N2_1 0x1.c4fa84p-5f   /* 0.0552952364 */
-#define EQ_S2_RG_N2_3 -0x1.e1fd7ap-5f  /* -0.0588366874 */
-#define EQ_S2_RG_N2_5 0x1.a8894ap-7f   /* 0.0129558193 */
-#define EQ_S2_RG_D1_1 -0x1.e6f0e2p+0f  /* -2 cos(pi/10) */
-#define EQ_S2_RG_D1_3 -0x1.2cf23p+0f   /* -2 cos(3 pi/10) */
-#define EQ_S2_RG_D1_5 -0x1.1a6264p-53f /* -2 cos(pi/2) as libm computes it */
+#define EQ_S2_BLUR_R 4 /* taps t = -4 .. 4 */
+/* EQ_S2_H0..H4 (below) rounded to float; they sum to 1 exactly. */
+#define EQ_S2_G0 0x1.0ef8d6p-2f /* 0.264621109 */
+#define EQ_S2_G1 0x1.b413e8p-3f /* 0.212928593 */
+#define EQ_S2_G2 0x1.bfd672p-4f /* 0.109335370 */
+#define EQ_S2_G3 0x1.2700c8p-5f /* 0.036011115 */
+#define EQ_S2_G4 0x1.347d70p-7f /* 0.009414367 */
 
-EQ_HD static inline float eq_s2_rg_one(float n2, float d1, float s, float p, float pp)
+EQ_HD static inline float eq_s2_fir9(float p4, float p3, float p2, float p1, float c, float q1,
+                                     float q2, float q3, float q4)
 {
-    float a = n2 * s;
-    float b = d1 * p;
-    float c = -b - pp;
-    return a + c;
+    float acc = EQ_S2_G4 * (p4 + q4);
+    acc = acc + EQ_S2_G3 * (p3 + q3);
+    acc = acc + EQ_S2_G2 * (p2 + q2);
+    acc = acc + EQ_S2_G1 * (p1 + q1);
+    return acc + EQ_S2_G0 * c;
 }
 
-/*
- * One step n of the recursion of one line. `left` = in[n - N - 1], `right` =
- * in[n + N - 1] (0 where outside the line); p_k = y_k[n-1], pp_k = y_k[n-2]
- * are updated in place (all 0 at n = -N+1). Returns out[n].
- */
-EQ_HD static inline float eq_s2_rg_step(float *p1, float *p3, float *p5, float *pp1, float *pp3,
-                                        float *pp5, float left, float right)
+/* The output at v[4] of nine consecutive inputs v[0..8]. */
+EQ_HD static inline float eq_s2_fir9_at(const float *v, int step)
 {
-    float s = left + right;
-    float y1 = eq_s2_rg_one(EQ_S2_RG_N2_1, EQ_S2_RG_D1_1, s, *p1, *pp1);
-    float y3 = eq_s2_rg_one(EQ_S2_RG_N2_3, EQ_S2_RG_D1_3, s, *p3, *pp3);
-    float y5 = eq_s2_rg_one(EQ_S2_RG_N2_5, EQ_S2_RG_D1_5, s, *p5, *pp5);
-    *pp1 = *p1;
-    *pp3 = *p3;
-    *pp5 = *p5;
-    *p1 = y1;
-    *p3 = y3;
-    *p5 = y5;
-    return y1 + (y3 + y5);
+    return eq_s2_fir9(v[0], v[step], v[2 * step], v[3 * step], v[4 * step], v[5 * step],
+                      v[6 * step], v[7 * step], v[8 * step]);
 }
 
 /*
  * The five blurred maps of a channel (libjxl's mu1, mu2, sigma11, sigma22,
  * sigma12) and the input each blur reads at one pixel, from the channel's
  * XYB values x1 (reference) and x2 (distorted): the value itself, or the
- * product formed in double, then rounded to float for the recursion.
- * eq_s2_blur_input(EQ_S2_MAP_S12, a, b) is the product of any two planes
- * (the C stage's generic blur uses it for a * a as well).
+ * product in float (the double product of two floats, exact, rounded to
+ * float: the same bits). eq_s2_blur_input(EQ_S2_MAP_S12, a, b) is the
+ * product of any two planes (the C stage's generic blur uses it for a * a
+ * as well).
  */
 enum {
     EQ_S2_MAP_MU1 = 0, /* x1 */
@@ -203,27 +207,26 @@ enum {
     EQ_S2_MAPS = 5
 };
 
-EQ_HD static inline float eq_s2_blur_input(int map, double x1, double x2)
+EQ_HD static inline float eq_s2_blur_input(int map, float x1, float x2)
 {
     switch (map) {
     case EQ_S2_MAP_MU1:
-        return (float)x1;
+        return x1;
     case EQ_S2_MAP_MU2:
-        return (float)x2;
+        return x2;
     case EQ_S2_MAP_S11:
-        return (float)(x1 * x1);
+        return x1 * x1;
     case EQ_S2_MAP_S22:
-        return (float)(x2 * x2);
+        return x2 * x2;
     default:
-        return (float)(x1 * x2);
+        return x1 * x2;
     }
 }
 
 /*
- * Float64 check only (tools/ssimulacra2_f64.c, not the scorer): the filter
- * the recursion implements, evaluated exactly as its 9-tap kernel
- *     h(t) = sum_k beta_k cos(omega_k t), |t| <= 4 (h(+-5) = 0),
- * taps from libjxl's formulas in 60-digit arithmetic, rounded to double.
+ * The kernel's taps h(0..4) from libjxl's formulas in 60-digit arithmetic,
+ * rounded to double: the float64 check's (tools/bench_ssimulacra2.c --f64,
+ * not the scorer), and rounded to float above, the definition's.
  */
 #define EQ_S2_H0 0x1.0ef8d5c79cdb1p-2 /* 0.264621105488198663950... */
 #define EQ_S2_H1 0x1.b413e7d88b734p-3 /* 0.212928592010422362416... */

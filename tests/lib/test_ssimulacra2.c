@@ -1,9 +1,10 @@
 /*
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * SSIMULACRA2 CPU reference: the band of libjxl's own two code paths on the
- * committed PNG pairs, exact 100 for identical images, thread-count
- * independence, known answers, errors and extreme inputs.
+ * SSIMULACRA2 CPU reference on the committed PNG pairs: within 0.001 of the
+ * float64 check (the exact filter, every plane in double) and beside the
+ * band of libjxl's own two code paths; exact 100 for identical images,
+ * thread-count independence, known answers, errors and extreme inputs.
  *
  * Usage: test_ssimulacra2 DATA_DIR (tests/data/ssimulacra2)
  */
@@ -39,6 +40,31 @@ static int score_pair(EqScorer *sc, const EqFrame *a, const EqFrame *b, EqScores
 
 /* ---------------------------------------------------------------- band */
 
+/* float64.csv: the float64 check of each pair (bench_ssimulacra2 --f64). */
+static int float64_of(const char *dir, const char *ref, const char *dst, double *v)
+{
+    char path[4096], line[1024];
+    snprintf(path, sizeof(path), "%s/float64.csv", dir);
+    FILE *f = fopen(path, "r");
+    int found = 0;
+    while (f && !found && fgets(line, sizeof(line), f)) {
+        char r[256], d[256];
+        found = sscanf(line, "%255[^,],%255[^,],%lf", r, d, v) == 3 && !strcmp(r, ref) &&
+                !strcmp(d, dst);
+    }
+    if (f)
+        fclose(f);
+    return found;
+}
+
+/*
+ * Photo pairs: within 0.001 of the float64 check, and beside libjxl's band:
+ * not below it (by more than 0.005) and above it by at most 0.05, 0.03 on
+ * average. libjxl's float recursion loses 0.016 to 0.088 of the exact
+ * filter's score, always downward, and its AVX2 and SSE4 paths lie up to
+ * 0.096 apart; our kernel sits within 0.0004 of the exact value, so up to
+ * 0.040 above the band on these pairs (docs/ssimulacra2.md).
+ */
 static void test_band(const char *dir, EqScorer *sc1, EqScorer *sc2)
 {
     char path[4096], line[1024];
@@ -49,8 +75,8 @@ static void test_band(const char *dir, EqScorer *sc1, EqScorer *sc2)
         return;
     double dist_sum = 0.0;
     int photos = 0;
-    printf("%-26s %-26s %20s %20s %20s %8s\n", "ref", "dist", "ours", "score(avx2)",
-           "score_sse4", "distance");
+    printf("%-26s %-26s %20s %20s %20s %20s %8s\n", "ref", "dist", "ours", "float64",
+           "score(avx2)", "score_sse4", "distance");
     CHECK(fgets(line, sizeof(line), f) != NULL); /* header */
     while (fgets(line, sizeof(line), f)) {
         char ref[256], dst[256];
@@ -76,15 +102,16 @@ static void test_band(const char *dir, EqScorer *sc1, EqScorer *sc2)
         CHECK(a.width == w && a.height == h);
 
         double lo = fmin(s_avx2, s_sse4), hi = fmax(s_avx2, s_sse4);
-        double ours = r1.ssimulacra2;
+        double ours = r1.ssimulacra2, f64 = NAN;
+        CHECK(float64_of(dir, ref, dst, &f64));
         double dist = ours < lo ? lo - ours : ours > hi ? ours - hi : 0.0;
-        printf("%-26s %-26s %20.14f %20.14f %20.14f %8.5f\n", ref, dst, ours, s_avx2, s_sse4,
-               dist);
+        printf("%-26s %-26s %20.14f %20.14f %20.14f %20.14f %8.5f\n", ref, dst, ours, f64,
+               s_avx2, s_sse4, dist);
         if (strcmp(ref, dst) == 0) {
             CHECK_BITS(ours, 100.0); /* identical images: exactly 100 */
         } else if (strncmp(ref, "syn_", 4) != 0) {
-            /* Photo pairs: within libjxl's own band, widened by 0.02. */
-            CHECK(ours >= lo - 0.02 && ours <= hi + 0.02);
+            CHECK(fabs(ours - f64) <= 0.001);
+            CHECK(ours >= lo - 0.005 && ours <= hi + 0.05);
             dist_sum += dist;
             photos++;
         }
@@ -95,7 +122,7 @@ static void test_band(const char *dir, EqScorer *sc1, EqScorer *sc2)
     CHECK(photos >= 8);
     double mean = photos ? dist_sum / photos : 1.0;
     printf("photo pairs: %d, mean distance from libjxl's band %.5f\n", photos, mean);
-    CHECK(mean <= 0.01);
+    CHECK(mean <= 0.03);
 }
 
 /* ------------------------------------------------------------- errors */

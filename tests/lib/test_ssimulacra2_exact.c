@@ -686,8 +686,10 @@ static void test_chroma_rows(void)
     CHECK(!bad);
 }
 
-/* libjxl's CreateRecursiveGaussian(1.5) in double, then rounded to float:
- * the constants of lib/exact/ssimulacra2.h. */
+/* The kernel's taps from libjxl's CreateRecursiveGaussian(1.5) formulas in
+ * double (libm): h(t) = sum_k beta_k cos(omega_k t) matches EQ_S2_H0..H4
+ * (60-digit values) to 1e-15, and the definition's float taps are those
+ * rounded to float. */
 static void test_blur_constants(void)
 {
     const double sigma = 1.5, radius = 5.0, pi = 3.141592653589793238;
@@ -706,7 +708,7 @@ static void test_blur_constants(void)
     double det = A[0][0] * (A[1][1] * A[2][2] - A[1][2] * A[2][1]) -
                  A[0][1] * (A[1][0] * A[2][2] - A[1][2] * A[2][0]) +
                  A[0][2] * (A[1][0] * A[2][1] - A[1][1] * A[2][0]);
-    float n2[3], d1[3];
+    double beta[3];
     for (int i = 0; i < 3; i++) {
         double M[3][3];
         for (int a = 0; a < 3; a++)
@@ -715,27 +717,42 @@ static void test_blur_constants(void)
         double di = M[0][0] * (M[1][1] * M[2][2] - M[1][2] * M[2][1]) -
                     M[0][1] * (M[1][0] * M[2][2] - M[1][2] * M[2][0]) +
                     M[0][2] * (M[1][0] * M[2][1] - M[1][1] * M[2][0]);
-        double beta = di / det;
-        n2[i] = (float)(-beta * cos(om[i] * (radius + 1.0)));
-        d1[i] = (float)(-2.0 * cos(om[i]));
+        beta[i] = di / det;
     }
-    CHECK(n2[0] == EQ_S2_RG_N2_1 && n2[1] == EQ_S2_RG_N2_3 && n2[2] == EQ_S2_RG_N2_5);
-    CHECK(d1[0] == EQ_S2_RG_D1_1 && d1[1] == EQ_S2_RG_D1_3 && d1[2] == EQ_S2_RG_D1_5);
-    CHECK(fabs(EQ_S2_H0 + 2 * (EQ_S2_H1 + EQ_S2_H2 + EQ_S2_H3 + EQ_S2_H4) - 1.0) < 1e-15);
+    const double H[5] = { EQ_S2_H0, EQ_S2_H1, EQ_S2_H2, EQ_S2_H3, EQ_S2_H4 };
+    const float G[5] = { EQ_S2_G0, EQ_S2_G1, EQ_S2_G2, EQ_S2_G3, EQ_S2_G4 };
+    double worst = 0.0, sum = 0.0;
+    for (int t = 0; t <= EQ_S2_BLUR_R; t++) {
+        double h = 0.0;
+        for (int i = 0; i < 3; i++)
+            h += beta[i] * cos(om[i] * t);
+        worst = fabs(h - H[t]) > worst ? fabs(h - H[t]) : worst;
+        CHECK(G[t] == (float)H[t]);
+        sum += (t ? 2.0 : 1.0) * G[t];
+    }
+    /* h(5) = 0: the kernel has nine taps */
+    double h5 = 0.0;
+    for (int i = 0; i < 3; i++)
+        h5 += beta[i] * cos(om[i] * 5.0);
+    CHECK(worst < 1e-15 && fabs(h5) < 1e-15);
+    CHECK(sum == 1.0);
 }
 
-/* The float recursion is the 9-tap truncated-cosine kernel, up to float
- * rounding: an impulse gives the taps, a constant row stays constant
- * inside. Both passes, rows and columns, and any band split agree. */
+/* The blur of an impulse is the kernel's taps (up to float rounding); the
+ * row and column stages split into bands, the column blur streamed through
+ * a ring as the driver runs it, the fused row stage, and the stages without
+ * scratch all give the bits of one whole pass; and those are the header's
+ * eq_s2_fir9 on each output's nine inputs. */
 static void test_blur_stages(void)
 {
-    enum { W = 41, H = 37 };
-    static double in[W * H];
-    static float tmp[W * H], out[W * H], out2[W * H], tmp2[W * H];
+    enum { W = 41, H = 37, R = EQ_S2_BLUR_R };
+    static float in[W * H], tmp[W * H], out[W * H], out2[W * H], tmp2[W * H];
+    static float scratch[EQ_S2_MAPS * (W + 2 * R)];
+    CHECK(eq_s2_blur_scratch_floats(W) <= sizeof(scratch) / sizeof(scratch[0]));
     memset(in, 0, sizeof(in));
-    in[18 * W + 20] = 1.0;
-    eq_s2_blur_h_c(in, NULL, tmp, W, H, 0, H, NULL);
-    eq_s2_blur_v_c(tmp, out, W, H, 0, W, NULL);
+    in[18 * W + 20] = 1.0f;
+    eq_s2_blur_h_c(in, NULL, tmp, W, H, 0, H, scratch);
+    eq_s2_blur_v_c(tmp, out, W, H, 0, W);
     const double h[5] = { EQ_S2_H0, EQ_S2_H1, EQ_S2_H2, EQ_S2_H3, EQ_S2_H4 };
     double worst = 0.0;
     for (int y = 0; y < H; y++)
@@ -745,73 +762,79 @@ static void test_blur_stages(void)
             double e = fabs(out[y * W + x] - want);
             worst = e > worst ? e : worst;
         }
-    CHECK(worst < 2e-7);
-    /* Bands: rows in three pieces, columns in three pieces, same bits. */
+    CHECK(worst < 2e-8);
+    /* Bands: rows in three pieces, columns in three pieces, same bits; no
+     * scratch, same bits. */
     for (int i = 0; i < W * H; i++)
-        in[i] = (double)(noise(9, i % W, i / W, 0) % 1000) / 999.0;
-    eq_s2_blur_h_c(in, in, tmp, W, H, 0, H, NULL);
-    eq_s2_blur_v_c(tmp, out, W, H, 0, W, NULL);
-    eq_s2_blur_h_c(in, in, tmp2, W, H, 0, 5, NULL);
+        in[i] = (float)((double)(noise(9, i % W, i / W, 0) % 1000) / 999.0);
+    eq_s2_blur_h_c(in, in, tmp, W, H, 0, H, scratch);
+    eq_s2_blur_v_c(tmp, out, W, H, 0, W);
+    eq_s2_blur_h_c(in, in, tmp2, W, H, 0, 5, scratch);
     eq_s2_blur_h_c(in, in, tmp2, W, H, 5, 30, NULL);
-    eq_s2_blur_h_c(in, in, tmp2, W, H, 30, H, NULL);
+    eq_s2_blur_h_c(in, in, tmp2, W, H, 30, H, scratch);
     CHECK(memcmp(tmp, tmp2, sizeof(tmp)) == 0);
-    eq_s2_blur_v_c(tmp2, out2, W, H, 0, 7, NULL);
-    eq_s2_blur_v_c(tmp2, out2, W, H, 7, 40, NULL);
-    eq_s2_blur_v_c(tmp2, out2, W, H, 40, W, NULL);
+    eq_s2_blur_v_c(tmp2, out2, W, H, 0, 7);
+    eq_s2_blur_v_c(tmp2, out2, W, H, 7, 40);
+    eq_s2_blur_v_c(tmp2, out2, W, H, 40, W);
     CHECK(memcmp(out, out2, sizeof(out)) == 0);
-    /* The column recursion streamed as the driver runs it: rows arrive in a
-     * ring of 24, the steps run in uneven pieces continuing from the saved
-     * state, the columns in two pieces; the bits of the whole-plane pass. */
+    /* The column blur streamed as the driver runs it: rows arrive in a ring
+     * of 24, the rows run in uneven pieces, the columns in two pieces. */
     {
-        enum { R = 24 };
-        static float ring[R * W], st[6 * W], got[W * H];
+        enum { RING = 24 };
+        static float ring[RING * W], got[W * H];
         const int runs[5] = { 3, 7, 1, 9, 4 };
-        int n = -EQ_S2_RG_RADIUS + 1, have = 0, calls = 0;
-        memset(st, 0, sizeof(st));
+        int n = 0, have = 0, calls = 0;
         memset(got, 0xff, sizeof(got));
         while (n < H) {
             int run = runs[calls++ % 5];
             int n1 = n + run > H ? H : n + run;
-            int need = n1 + EQ_S2_RG_RADIUS - 1 > H ? H : n1 + EQ_S2_RG_RADIUS - 1;
+            int need = n1 + R > H ? H : n1 + R;
             for (; have < need; have++)
-                memcpy(ring + (have % R) * W, tmp2 + have * W, sizeof(float) * W);
-            int o0 = n > 0 ? n : 0;
-            eq_s2_blur_v_rows_c(ring, R, W, H, n, n1, 0, 17, st, W, got + o0 * W, W);
-            eq_s2_blur_v_rows_c(ring, R, W, H, n, n1, 17, W, st + 17, W, got + o0 * W + 17, W);
+                memcpy(ring + (have % RING) * W, tmp2 + have * W, sizeof(float) * W);
+            eq_s2_blur_v_rows_c(ring, RING, W, H, n, n1, 0, 17, got + n * W, W);
+            eq_s2_blur_v_rows_c(ring, RING, W, H, n, n1, 17, W, got + n * W + 17, W);
             n = n1;
         }
         CHECK(calls > 5 && memcmp(got, out, sizeof(out)) == 0);
     }
-    /* The fused row stage = five row passes, bit for bit, any band split. */
+    /* The fused row stage = five row passes, bit for bit, any band split,
+     * with or without scratch. */
     {
-        static double in2[W * H];
-        static float f5[5][W * H], g[W * H];
+        static float in2[W * H];
+        static float f5[5][W * H], f5n[5][W * H], g[W * H];
         float *outs[5] = { f5[0], f5[1], f5[2], f5[3], f5[4] };
+        float *outsn[5] = { f5n[0], f5n[1], f5n[2], f5n[3], f5n[4] };
         for (int i = 0; i < W * H; i++)
-            in2[i] = (double)(noise(10, i % W, i / W, 1) % 1000) / 999.0;
-        eq_s2_blur_h5_c(in, in2, outs, W, H, 0, 13, NULL);
-        eq_s2_blur_h5_c(in, in2, outs, W, H, 13, H, NULL);
-        const double *pa[5] = { in, in2, in, in, in2 };
-        const double *pb[5] = { in, in2, in2, NULL, NULL };
+            in2[i] = (float)((double)(noise(10, i % W, i / W, 1) % 1000) / 999.0);
+        eq_s2_blur_h5_c(in, in2, outs, W, H, 0, 13, scratch);
+        eq_s2_blur_h5_c(in, in2, outs, W, H, 13, H, scratch);
+        eq_s2_blur_h5_c(in, in2, outsn, W, H, 0, H, NULL);
+        const float *pa[5] = { in, in2, in, in, in2 };
+        const float *pb[5] = { in, in2, in2, NULL, NULL };
         for (int q = 0; q < 5; q++) {
-            eq_s2_blur_h_c(pa[q], pb[q], g, W, H, 0, H, NULL);
+            eq_s2_blur_h_c(pa[q], pb[q], g, W, H, 0, H, scratch);
             CHECK(memcmp(g, f5[q], sizeof(g)) == 0);
+            CHECK(memcmp(g, f5n[q], sizeof(g)) == 0);
         }
     }
-    /* Line by line with the header's step: the row stage's bits. */
-    for (int y = 0; y < H; y++) {
-        float p1 = 0, p3 = 0, p5 = 0, pp1 = 0, pp3 = 0, pp5 = 0;
-        int same = 1;
-        for (int n = -EQ_S2_RG_RADIUS + 1; n < W; n++) {
-            int l = n - EQ_S2_RG_RADIUS - 1, r = n + EQ_S2_RG_RADIUS - 1;
-            float left = l >= 0 ? (float)(in[y * W + l] * in[y * W + l]) : 0.0f;
-            float right = r < W ? (float)(in[y * W + r] * in[y * W + r]) : 0.0f;
-            float v = eq_s2_rg_step(&p1, &p3, &p5, &pp1, &pp3, &pp5, left, right);
-            if (n >= 0 && memcmp(&v, &tmp[y * W + n], sizeof(v)) != 0)
+    /* Output by output with the header's functions: the stages' bits. */
+    int same = 1;
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) {
+            float v[9], c[9];
+            for (int t = -R; t <= R; t++) {
+                int i = x + t, j = y + t;
+                float a = i >= 0 && i < W ? in[y * W + i] : 0.0f;
+                v[t + R] = eq_s2_blur_input(EQ_S2_MAP_S12, a, a);
+                c[t + R] = j >= 0 && j < H ? tmp[j * W + x] : 0.0f;
+            }
+            float hv = eq_s2_fir9(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]);
+            float vv = eq_s2_fir9(c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8]);
+            if (memcmp(&hv, &tmp[y * W + x], sizeof(hv)) != 0 ||
+                memcmp(&vv, &out[y * W + x], sizeof(vv)) != 0)
                 same = 0;
         }
-        CHECK(same);
-    }
+    CHECK(same);
 }
 
 int main(int argc, char **argv)

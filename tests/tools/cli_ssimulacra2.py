@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """exactquality-score's ssimulacra2 on the PNG pairs of tests/data/ssimulacra2
 (8-bit sRGB), decoded by ffmpeg to raw RGB and scored as --format RGB:
-identical images score exactly 100; photo pairs fall in libjxl's own band
-(its AVX2 and SSE4 results, widened by 0.02, as tests/lib/test_ssimulacra2.c
-holds the library to: another project's tool, so a band, not ==); the same
-pictures as RGBx / BGRA score the same bits.
+identical images score exactly 100; photo pairs lie within 0.001 of the
+float64 check (float64.csv) and beside libjxl's own band (its AVX2 and SSE4
+results: not below by more than 0.005, above by at most 0.05), as
+tests/lib/test_ssimulacra2.c holds the library to (another project's tool,
+so a band, not ==); the same pictures as RGBx / BGRA score the same bits.
 
 Usage: cli_ssimulacra2.py TOOL DATA_DIR
 """
@@ -26,6 +27,8 @@ def decode(png, pix_fmt, out):
                     "-pix_fmt", pix_fmt, out], check=True)
 
 
+with open(os.path.join(data, "float64.csv")) as f:
+    float64 = {(r["ref_png"], r["dist_png"]): float(r["float64"]) for r in csv.DictReader(f)}
 tmp = tempfile.mkdtemp(prefix="eq-cli-ssimu2-")
 photos = 0
 try:
@@ -52,8 +55,11 @@ try:
                 check(ours == 100.0, f"{ref} against itself: exactly 100", repr(ours))
             else:
                 photos += 1
-                check(min(a, b) - 0.02 <= ours <= max(a, b) + 0.02,
-                      f"{ref} {dist}: {ours!r} in libjxl's band [{a!r}, {b!r}] +- 0.02")
+                f64 = float64[(ref, dist)]
+                check(abs(ours - f64) <= 0.001,
+                      f"{ref} {dist}: {ours!r} within 0.001 of the float64 check {f64!r}")
+                check(min(a, b) - 0.005 <= ours <= max(a, b) + 0.05,
+                      f"{ref} {dist}: {ours!r} beside libjxl's band [{a!r}, {b!r}]")
             # The same pictures in the 4-byte layouts: the same bits.
             for gst, pix in (("RGBx", "rgb0"), ("BGRA", "bgra")):
                 for i, png in enumerate([ref, dist]):
