@@ -159,16 +159,14 @@ for s in $steps; do
       #    pieces)
       #  chainrec: a record's last piece left out of the chain
       #  chainseg: a segment of two chunks left out of the chain
-      # and the row blur's (s2_blur_h_kernel; lib/cuda/ssimulacra2.cu), red in the
+      # and the blurs' (s2_blur_terms_kernel; lib/cuda/ssimulacra2.cu), red in the
       # ssimulacra2 stage of the harness:
-      #  blurfirst: the first tile of outputs (columns 0 .. 31) is not stored
-      #  blurrows: the 16-byte stores leave out each block's last row
-      #  blurscalar: the 4-byte stores (rows not a multiple of 4 floats) leave out
-      #    each row's last column
-      #  blurstart: the first tile (columns -32 .. -1) loads the next tile's inputs
-      #  bluralign: 16-byte stores wherever a row is a multiple of 4 floats, also
-      #    where a scale's planes are not 16-byte aligned (a CUDA error; the stage
-      #    places its planes 4 bytes off a 16-byte boundary in one of its runs)
+      #  blurmargin: the row blurs leave out the margin's last row below the tile
+      #  bluredge: the margin takes the column past the frame's right edge as
+      #    a pixel (reads the next row's first)
+      #  blurcol: the column blur of a warp's first row reads its window one
+      #    row low
+      #  blurstore: the terms of the frame's last row are not stored
       #  lut8ss: 8-bit 4:2:0 frames through s2_xyb_down's 4:2:2 kernel (the
       #    to_linear stage)
       # The mutants are listed first (one line each in $ML: group, name, files,
@@ -256,12 +254,11 @@ for s in $steps; do
       mx crossok 's/^    if (stop < n \&\& !eq_ord_apply(\&t, S, e0 + 1))$/    if (0)/'
       mx posapply 's/    eq_ord_pick(r, (int)(b \& 1), \&d, \&lo, \&hi);/    eq_ord_pick(r, 0, \&d, \&lo, \&hi);/'
       K=tests/checkkernels/checkkernels
-      mut_s2 blurfirst $K 's/        if (k0 >= 0) {/        if (k0 > 0) {/' --seed "$SEED" --only ssimulacra2
-      mut_s2 blurrows $K 's/if (sr + 4 \* i < rows)/if (sr + 4 * i < rows - 1)/' --seed "$SEED" --only ssimulacra2
-      mut_s2 blurscalar $K 's/                if (k < w) {/                if (k < w - 1) {/' --seed "$SEED" --only ssimulacra2
-      mut_s2 blurstart $K 's/    S2_BLUR_H_LOAD(-S2_TILE);/    S2_BLUR_H_LOAD(0);/' --seed "$SEED" --only ssimulacra2
+      mut_s2 blurmargin $K 's/    for (int r = warp; r < S2_FH; r += WARPS) {/    for (int r = warp; r < S2_FH - 1; r += WARPS) {/' --seed "$SEED" --only ssimulacra2
+      mut_s2 bluredge $K 's/const bool in = y >= 0 \&\& y < h \&\& x >= 0 \&\& x < w;/const bool in = y >= 0 \&\& y < h \&\& x >= 0 \&\& x <= w;/' --seed "$SEED" --only ssimulacra2
+      mut_s2 blurcol $K 's/            mu\[m\]\[j\] = eq_s2_fir9_at(v + j, 1);/            mu[m][j] = eq_s2_fir9_at(v + (j ? j : 1), 1);/' --seed "$SEED" --only ssimulacra2
+      mut_s2 blurstore $K 's/        if (y < h \&\& x < w) {/        if (y < h - 1 \&\& x < w) {/' --seed "$SEED" --only ssimulacra2
       mut_s2 lut8ss $K 's/s2_xyb_down_kernel<true, 1, 1><<</s2_xyb_down_kernel<true, 1, 0><<</' --seed "$SEED" --only ssimulacra2
-      mut_s2 bluralign $K 's/    if (w % 4 == 0 \&\& ((uintptr_t)tmp \& 15) == 0)/    if (w % 4 == 0)/' --seed "$SEED" --only ssimulacra2
       K=tests/checkkernels/checkkernels SRC=$(mktemp) M0=/tmp/eq-mut
       tar --exclude='./build*' --exclude=./.git --exclude=./.dev -cf $SRC .
       mut_run() { # name stage: one run at a time on the GPU
@@ -337,7 +334,7 @@ for k, v in sorted(tot.items(), key=lambda x: -x[1]):
     print("  %-40s %12.1f" % (k, v))
 PY
              ;;
-    profile-s2) for k in s2_blur_h ord_chunk_runs ord_chunk_sums ord_walk; do
+    profile-s2) for k in s2_blur_terms ord_chunk_runs ord_chunk_sums ord_walk; do
                run profile-$k 120 ncu --clock-control none -k regex:$k --launch-count 1 \
                  --section SpeedOfLight --section Occupancy --section WarpStateStats \
                  "$B/tools/bench_cuda" --sizes 3840x2160 --metrics ssimulacra2 --frames 1 --warmup 0 --profile

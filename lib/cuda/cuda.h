@@ -234,16 +234,14 @@ int eq_cuda_stage_ssim_terms(EqCuda *cuda, const float *ref, const float *dist, 
 /* SSIMULACRA2 stages (lib/cpu/ssimulacra2.h's C stages are the
  * references). to_linear: 6 planes of w x h (ref R, G, B, dist R, G, B);
  * downsample: one plane into (w+1)/2 x (h+1)/2; xyb: 3 planes of n in, 3
- * out; blur_terms: one channel's x1, x2 (w x h) to its d and d1 planes
- * (the five blurs, then eq_s2_ssim_d and eq_s2_edge_d1), the row blurs'
- * float planes placed `skew` floats (0 .. 3) past a 16-byte boundary, as a
- * scale's planes can lie in the scorer's buffer. */
+ * out (float); blur_terms: one channel's x1, x2 (w x h floats) to its d and
+ * d1 planes (the five blurs, then eq_s2_ssim_d and eq_s2_edge_d1). */
 int eq_cuda_stage_s2_to_linear(EqCuda *cuda, const EqFrame *ref, const EqFrame *dist,
                                double *lin);
 int eq_cuda_stage_s2_downsample(EqCuda *cuda, const double *in, int w, int h, double *out);
-int eq_cuda_stage_s2_xyb(EqCuda *cuda, const double *lin, size_t n, double *xyb);
-int eq_cuda_stage_s2_blur_terms(EqCuda *cuda, const double *x1, const double *x2, int w, int h,
-                                int skew, double *d, double *d1);
+int eq_cuda_stage_s2_xyb(EqCuda *cuda, const double *lin, size_t n, float *xyb);
+int eq_cuda_stage_s2_blur_terms(EqCuda *cuda, const float *x1, const float *x2, int w, int h,
+                                double *d, double *d1);
 
 /* The ordered-sum engine on `ncases` sums in one launch, as a metric uses
  * it. Terms are host arrays read as x[i * stride]. sums[i] gets sum i (in

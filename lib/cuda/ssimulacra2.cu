@@ -3,7 +3,7 @@
  *
  * SSIMULACRA 2.1 on the device. The reference is the stage table of
  * lib/cpu/ssimulacra2.h (libjxl tools/ssimulacra2.cc at
- * aea3a06e281fdee13e04815bfbf4f4132e7f59ea, restated in double); every
+ * aea3a06e281fdee13e04815bfbf4f4132e7f59ea, restated with fixed types); every
  * per-pixel formula comes from lib/exact/ssimulacra2.h and lib/exact/pmath.h,
  * so each stage gives the C stage's bits:
  *
@@ -15,23 +15,15 @@
  *               upsampled with eq_s2_chroma_h / eq_s2_chroma_hv, neighbours
  *               chosen as eq_s2_to_linear_c chooses them; scale s > 0: the
  *               linear planes this kernel stored at scale s - 1), their XYB
- *               (eq_s2_xyb) and the next scale's pixel (eq_s2_box4, edges
- *               repeated). Scale 0's linear RGB never reaches memory.
- *   blur_h      one block per 32 rows of one channel, a warp per map (mu1,
- *               mu2, s11, s22, s12), a lane per row running eq_s2_rg_step;
- *               the block reads x1 and x2 once for the five maps, 32 columns
- *               ahead into registers (the loads of the next tile in flight
- *               while this tile's 32 steps run), and forms the maps' inputs
- *               (the products formed in double and rounded to float, as
- *               eq_s2_blur_h_c reads them) in shared memory. Outputs are
- *               floats (the C stage stores the same floats widened to
- *               double).
- *   blur_v_terms one block per 32 columns of one channel: a warp per map,
- *               a lane per column running eq_s2_rg_step down it, leaves
- *               every 30 rows of the five maps in shared memory, and five
- *               more warps form those rows' terms (eq_s2_ssim_d,
- *               eq_s2_edge_d1) from the blurred floats widened to double
- *               while the recursion goes on (two buffers, named barriers):
+ *               (eq_s2_xyb_f: float planes) and the next scale's pixel
+ *               (eq_s2_box4, edges repeated). Scale 0's linear RGB never
+ *               reaches memory.
+ *   blur_terms  one block per 32 x 32 pixels of one channel: x1 and x2
+ *               with a margin of EQ_S2_BLUR_R into shared memory (0
+ *               outside the frame, the blur's padding), the five maps'
+ *               row blurs (eq_s2_blur_input, eq_s2_fir9) of the tile's rows
+ *               and the margin's, then their column blurs and the terms
+ *               (eq_s2_ssim_d, eq_s2_edge_d1, floats widened to double):
  *               the blurred maps never reach global memory.
  *   sums        the ordered-sum engine in two launches: scale 0's 18 sums
  *               after its terms on the third stream (EQ_CUDA_S0SUMS_ENV),
@@ -193,7 +185,7 @@ static __device__ __forceinline__ void s2_pixel_linear_lut8(const S2Src &s, int 
 template <bool SRC, int SSX = -1, int SSY = -1>
 __global__ void __launch_bounds__(S2_XYB_THREADS)
 s2_xyb_down_kernel(S2Src s0, S2Src s1, const double *lin, int w, int h, double *lin_out,
-                   double *xyb, double *next, int f0, int oy0)
+                   float *xyb, double *next, int f0, int oy0)
 {
     const int ow = (w + 1) / 2;
     const int xj = blockIdx.x * blockDim.x + threadIdx.x, oy = oy0 + blockIdx.y;
@@ -223,8 +215,8 @@ s2_xyb_down_kernel(S2Src s0, S2Src s1, const double *lin, int w, int h, double *
                 lin_out[fo + n + i] = v[j][1];
                 lin_out[fo + 2 * n + i] = v[j][2];
             }
-            eq_s2_xyb(v[j][0], v[j][1], v[j][2], &xyb[fo + i], &xyb[fo + n + i],
-                      &xyb[fo + 2 * n + i]);
+            eq_s2_xyb_f(v[j][0], v[j][1], v[j][2], &xyb[fo + i], &xyb[fo + n + i],
+                        &xyb[fo + 2 * n + i]);
         }
     }
     if (next) {
@@ -249,7 +241,7 @@ s2_xyb_down_kernel(S2Src s0, S2Src s1, const double *lin, int w, int h, double *
  * from frame f0 (0: both or the reference, 1: the distorted frame), on
  * rows y0 .. y1 - 1 (y0 even; y1 = 0: to the last row). */
 static int s2_xyb_down(EqCuda *cuda, const S2Src &s0, const S2Src &s1, const double *lin, int w,
-                       int h, int frames, double *lin_out, double *xyb, double *next,
+                       int h, int frames, double *lin_out, float *xyb, double *next,
                        cudaStream_t stream, int f0 = 0, int y0 = 0, int y1 = 0)
 {
     int err = 0;
@@ -285,342 +277,105 @@ fail:
     return err;
 }
 
-#define S2_TILE 32
-
-/* Named barriers (barrier 0 is __syncthreads): bar.sync waits until
- * `count` threads of the block have arrived (bar.sync or bar.arrive) at
- * barrier `id`; bar.arrive does not wait. Shared-memory writes before
- * either are seen by the threads that pass the bar.sync. The id is an
- * immediate (id + b, b 0 or 1, the same in the whole block), so that the
- * kernel holds only the barriers it names. */
-enum { S2_ARRIVE = 0, S2_SYNC = 1 };
-
-template <int WAIT, int ID>
-static __device__ __forceinline__ void s2_bar1(int count)
-{
-    if (WAIT)
-        asm volatile("bar.sync %0, %1;" ::"n"(ID), "r"(count) : "memory");
-    else
-        asm volatile("bar.arrive %0, %1;" ::"n"(ID), "r"(count) : "memory");
-}
-
-/* s2_bar<S2_SYNC or S2_ARRIVE, ID>(b, count) on barrier ID + b. */
-template <int WAIT, int ID>
-static __device__ __forceinline__ void s2_bar(int b, int count)
-{
-    if (b)
-        s2_bar1<WAIT, ID + 1>(count);
-    else
-        s2_bar1<WAIT, ID>(count);
-}
-
-/* Rows: one block per 32 rows of one channel, one warp per map (5 warps),
- * lane = row. Step k reads left = in[k - N - 1] and right = in[k + N - 1]
- * (0 outside the row). A tile of 32 steps (k0 .. k0+31, k0 a multiple of
- * 32 from -32 on: the steps before -N+1 read zeros only and leave the
- * recursion's state 0) reads the inputs of columns k0-N-1 .. k0+N+30 (42
- * columns, in registers v[0..41] of the lane): the first 2N are the last
- * 2N of the tile before, kept in registers (0 before the row), the other
- * 32 are new. The new columns are read ONCE for the five maps: the block
- * loads x1 and x2 of the next tile into registers (each load a coalesced
- * row piece; the zeros outside the frame put in only where the tile is
- * formed, so the loads stay in flight during the steps of the tile
- * before) and forms the five maps' inputs from them (eq_s2_blur_input) in
- * shared memory, in two buffers used in turn (one barrier a tile). Each
- * lane reads its row's 32 new inputs as 8 16-byte words, runs its row's
- * recursion (eq_s2_rg_step), output j in place of v[j], which no later
- * step of the tile reads, and writes the outputs back the same way; the
- * 32 x 32 outputs of a map then leave with row stores, 16 bytes a lane (8
- * lanes a row, aligned: the tile starts at a multiple of 32) where a row
- * is a multiple of 4 floats and tmp 16-byte aligned (VEC), else 4 bytes a
- * lane. PITCH 36 keeps each quarter warp's 16-byte words in distinct banks.
- * tmp: float plane (c * 5 + m). */
+/* The blurs and the terms: one block per S2_FT x S2_FT pixels of one
+ * channel (blockIdx.z), 256 threads. The tile's x1 and x2 with a margin of
+ * R = EQ_S2_BLUR_R on every side (S2_FH x S2_FH, 0 outside the frame: the
+ * blur's zero padding) come into shared memory; a warp per row forms the
+ * five maps' inputs (eq_s2_blur_input) of its row's 9 neighbours and their
+ * row blurs (eq_s2_fir9) for the tile's columns, on every row of the tile
+ * and of the margin above and below (rows outside the frame are 0 and
+ * blur to +0, as the C stage's zero rows); then a lane per column and four
+ * rows per warp blur the five maps down the column from the rows in shared
+ * memory and form the pixels' terms (eq_s2_ssim_d, eq_s2_edge_d1, the
+ * floats widened to double) into d and d1 (channel c's double planes).
+ * Each output is the C stages' expression on the same inputs: the same
+ * bits. Warps read and write rows of 32 consecutive floats (no bank
+ * conflicts). */
+#define S2_FT 32
+#define S2_FH (S2_FT + 2 * EQ_S2_BLUR_R)
+#define S2_FTHREADS 256
+#define S2_FROWS (S2_FT * 32 / S2_FTHREADS) /* column pass: rows per thread */
 #define S2_MAPS EQ_S2_MAPS
-#define S2_FILL ((S2_TILE * S2_TILE + S2_MAPS * 32 - 1) / (S2_MAPS * 32))
 
-template <bool VEC>
-__global__ void __launch_bounds__(32 * S2_MAPS, 2)
-s2_blur_h_kernel(const double *xyb, int w, int h, float *tmp)
+__global__ void __launch_bounds__(S2_FTHREADS)
+s2_blur_terms_kernel(const float *xyb, int w, int h, double *d, double *d1)
 {
-    enum { N = EQ_S2_RG_RADIUS, CARRY = 2 * EQ_S2_RG_RADIUS, PITCH = S2_TILE + 4 };
-    __shared__ __align__(16) float in[2][S2_MAPS][S2_TILE][PITCH];
-    const int tid = threadIdx.x, lane = tid & 31, m = tid >> 5;
-    const int y0 = blockIdx.x * S2_TILE, c = blockIdx.y;
+    enum { R = EQ_S2_BLUR_R, WARPS = S2_FTHREADS / 32 };
+    static_assert(S2_FROWS * WARPS == S2_FT && S2_FT == 32, "a warp a row of the tile");
+    __shared__ float sx[2][S2_FH][S2_FH];
+    __shared__ float sh[S2_MAPS][S2_FH][S2_FT];
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int x0 = blockIdx.x * S2_FT, y0 = blockIdx.y * S2_FT, c = blockIdx.z;
     const size_t n = (size_t)w * h;
-    const double *x1 = xyb + (size_t)c * n, *x2 = xyb + (size_t)(3 + c) * n;
-    float *o = tmp + (size_t)(c * 5 + m) * n;
-    float p1 = 0.0f, p3 = 0.0f, p5 = 0.0f, pp1 = 0.0f, pp3 = 0.0f, pp5 = 0.0f;
-    double av[S2_FILL], bv[S2_FILL];
-    float v[S2_TILE + CARRY];
+    const float *x1 = xyb + (size_t)c * n, *x2 = xyb + (size_t)(3 + c) * n;
 
-    /* element u of a tile's 32 x 32 new inputs (f = tid + 160 u): row
-     * m + 5 u of the block (when below 32: `mine`), column lane of the
-     * tile's new inputs (k0 + N - 1 + lane). The rows outside the frame are
-     * known once (`row_ok`); a load outside the frame reads pixel 0 and the
-     * tile takes 0, whose eq_s2_blur_input is 0 for every map. The index of
-     * element u steps by 5 rows from u - 1's. */
-    unsigned mine = 0, row_ok = 0;
-#pragma unroll
-    for (int u = 0; u < S2_FILL; u++) {
-        const int r = m + S2_MAPS * u;
-        mine |= (unsigned)(r < S2_TILE) << u;
-        row_ok |= (unsigned)(r < S2_TILE && y0 + r < h) << u;
+    for (int i = tid; i < S2_FH * S2_FH; i += S2_FTHREADS) {
+        const int r = i / S2_FH, q = i - r * S2_FH;
+        const int y = y0 - R + r, x = x0 - R + q;
+        const bool in = y >= 0 && y < h && x >= 0 && x < w;
+        const size_t k = in ? (size_t)y * w + x : 0;
+        const float a = x1[k], b = x2[k];
+        sx[0][r][q] = in ? a : 0.0f;
+        sx[1][r][q] = in ? b : 0.0f;
     }
-    const size_t row0 = (size_t)(y0 + m) * w, rstep = (size_t)S2_MAPS * w;
-#define S2_BLUR_H_LOAD(k0)                                                                \
-    do {                                                                                  \
-        const int col_ = (k0) + N - 1 + lane;                                             \
-        const bool in_ = col_ >= 0 && col_ < w;                                           \
-        size_t i_ = row0 + (size_t)(ptrdiff_t)col_;                                       \
-        _Pragma("unroll") for (int u = 0; u < S2_FILL; u++, i_ += rstep)                  \
-        {                                                                                 \
-            const size_t j_ = (row_ok >> u & 1) && in_ ? i_ : 0;                          \
-            av[u] = x1[j_];                                                               \
-            bv[u] = x2[j_];                                                               \
-        }                                                                                 \
-    } while (0)
+    __syncthreads();
 
+    /* row blurs: row r of the margin and tile (frame row y0 - R + r),
+     * output column lane (frame column x0 + lane) */
+    for (int r = warp; r < S2_FH; r += WARPS) {
+        float a[2 * R + 1], b[2 * R + 1];
 #pragma unroll
-    for (int q = 0; q < CARRY; q++)
-        v[S2_TILE + q] = 0.0f;
-    S2_BLUR_H_LOAD(-S2_TILE);
-    const int rows = h - y0 < S2_TILE ? h - y0 : S2_TILE;
-    /* the store part of lane: row sr + 4 i of the tile, columns 4 sq .. +3 */
-    const int sr = lane >> 3, sq = lane & 7;
-    for (int k0 = -S2_TILE, t = 0; k0 < w; k0 += S2_TILE, t ^= 1) {
-        /* buffer t was last read two tiles ago, before the barrier of the
-         * tile before */
-        const int col = k0 + N - 1 + lane;
-        const bool col_ok = col >= 0 && col < w;
-#pragma unroll
-        for (int u = 0; u < S2_FILL; u++) {
-            if (mine >> u & 1) {
-                const int r = m + S2_MAPS * u;
-                const bool ok = (row_ok >> u & 1) && col_ok;
-                const double a = ok ? av[u] : 0.0, b = ok ? bv[u] : 0.0;
-#pragma unroll
-                for (int mm = 0; mm < S2_MAPS; mm++)
-                    in[t][mm][r][lane] = eq_s2_blur_input(mm, a, b);
-            }
-        }
-        __syncthreads();
-        if (k0 + S2_TILE < w)
-            S2_BLUR_H_LOAD(k0 + S2_TILE);
-        /* the carry (the tile before's last 2N inputs), then the new 32 */
-#pragma unroll
-        for (int q = 0; q < CARRY; q++)
-            v[q] = v[S2_TILE + q];
-        float4 *row4 = reinterpret_cast<float4 *>(&in[t][m][lane][0]);
-#pragma unroll
-        for (int q = 0; q < S2_TILE / 4; q++) {
-            const float4 f = row4[q];
-            v[CARRY + 4 * q] = f.x;
-            v[CARRY + 4 * q + 1] = f.y;
-            v[CARRY + 4 * q + 2] = f.z;
-            v[CARRY + 4 * q + 3] = f.w;
+        for (int t = 0; t <= 2 * R; t++) {
+            a[t] = sx[0][r][lane + t];
+            b[t] = sx[1][r][lane + t];
         }
 #pragma unroll
-        for (int j = 0; j < S2_TILE; j++) {
-            /* step k = k0 + j: left = in[k - N - 1] (v[j]), right =
-             * in[k + N - 1] (v[j + 2N]); output j replaces v[j] */
-            v[j] = eq_s2_rg_step(&p1, &p3, &p5, &pp1, &pp3, &pp5, v[j], v[j + 2 * N]);
-        }
-        /* the outputs through this warp's part of buffer t (read above, by
-         * this warp only; formed again after the next tile's barrier) */
+        for (int m = 0; m < S2_MAPS; m++) {
+            float v[2 * R + 1];
 #pragma unroll
-        for (int q = 0; q < S2_TILE / 4; q++)
-            row4[q] = make_float4(v[4 * q], v[4 * q + 1], v[4 * q + 2], v[4 * q + 3]);
-        __syncwarp();
-        if (k0 >= 0) {
-            if (VEC) {
-                /* k0 + 4 sq .. + 3 lie all in the row or all past it */
-                if (k0 + 4 * sq < w) {
-                    float4 *op = reinterpret_cast<float4 *>(o + (size_t)(y0 + sr) * w + k0) + sq;
-                    const size_t step = (size_t)w; /* 4 rows, in float4 */
-#pragma unroll
-                    for (int i = 0; i < S2_TILE / 4; i++, op += step)
-                        if (sr + 4 * i < rows)
-                            *op = *reinterpret_cast<const float4 *>(&in[t][m][sr + 4 * i][4 * sq]);
-                }
-            } else {
-                const int k = k0 + lane;
-                if (k < w) {
-                    float *op = o + (size_t)y0 * w + k;
-#pragma unroll 4
-                    for (int r = 0; r < rows; r++, op += w)
-                        *op = in[t][m][r][lane];
-                }
-            }
+            for (int t = 0; t <= 2 * R; t++)
+                v[t] = eq_s2_blur_input(m, a[t], b[t]);
+            sh[m][r][lane] = eq_s2_fir9_at(v, 1);
         }
-        __syncwarp();
     }
-#undef S2_BLUR_H_LOAD
-}
+    __syncthreads();
 
-/* Columns, then the terms: one block per 32 columns of one channel, in
- * two roles. S2_VP producer threads, a warp per map (mu1, mu2, s11, s22,
- * s12) and a lane per column, run the column's recursion (eq_s2_rg_step)
- * down the column, S2_VROWS steps a tile, and leave the tile's five maps in
- * shared memory; S2_VC consumer threads form the tile's terms
- * (eq_s2_ssim_d, eq_s2_edge_d1) from them, so the recursion never waits on
- * the terms' double divisions and the blurred maps never reach global
- * memory. Tile i's maps go to out[i % 2]; named barriers hand the buffers
- * over: FULL (3 + b: the producers arrive, the consumers wait) and FREE
- * (1 + b: the consumers arrive when done with the buffer, the producers
- * wait before writing it again two tiles on; the consumers do not arrive
- * for the last two tiles, which no producer waits for). Every thread of
- * the block runs the same count of tiles. tmp: float planes (c * 5 + m) of
- * the row blur; d, d1: double planes of channel c. */
-#define S2_VROWS 30 /* three blocks of 2N steps (two buffers within 48 KB) */
-#define S2_VP (32 * S2_MAPS)
-/* five warps: against two, three made 4K 3.02 -> 2.82 ms; against three,
- * five made the 4K blur 454 -> 438 us and the 1080p frame 0.77 -> 0.74 ms
- * (docs/performance.md, session 19; 64 registers, a few bytes of spills) */
-#define S2_VC 160
-#define S2_VPIX (S2_VROWS * 32 / S2_VC) /* pixels per consumer thread and tile */
-#define S2_VPART 3                        /* of them loaded and formed at a time */
-
-/* Consumer helpers: pixels v0 .. v0 + S2_VPART - 1 of a tile. */
-static __device__ __forceinline__ void s2_terms_load(const double *x1, const double *x2,
-                                                     double *a1, double *a2, int ct, int v0,
-                                                     int T0, int x0, int w, int h)
-{
+    /* column blurs and terms: rows r0 .. r0 + S2_FROWS - 1 of the tile,
+     * column lane */
+    const int r0 = warp * S2_FROWS, x = x0 + lane;
+    float mu[S2_MAPS][S2_FROWS];
 #pragma unroll
-    for (int v = 0; v < S2_VPART; v++) {
-        const int e = ct + S2_VC * (v0 + v);
-        const int y = T0 - (EQ_S2_RG_RADIUS - 1) + (e >> 5), x = x0 + (e & 31);
-        const size_t k = y >= 0 && y < h && x < w ? (size_t)y * w + x : 0;
-        a1[v] = x1[k];
-        a2[v] = x2[k];
+    for (int m = 0; m < S2_MAPS; m++) {
+        float v[S2_FROWS + 2 * R];
+#pragma unroll
+        for (int t = 0; t < S2_FROWS + 2 * R; t++)
+            v[t] = sh[m][r0 + t][lane];
+#pragma unroll
+        for (int j = 0; j < S2_FROWS; j++)
+            mu[m][j] = eq_s2_fir9_at(v + j, 1);
     }
-}
-
-static __device__ __forceinline__ void s2_terms_form(float (*o)[S2_VROWS][32], const double *a1,
-                                                     const double *a2, double *d, double *d1,
-                                                     int ct, int v0, int T0, int x0, int w, int h)
-{
 #pragma unroll
-    for (int v = 0; v < S2_VPART; v++) {
-        const int e = ct + S2_VC * (v0 + v), r = e >> 5, q = e & 31;
-        const int y = T0 - (EQ_S2_RG_RADIUS - 1) + r, x = x0 + q;
-        if (y >= 0 && y < h && x < w) {
-            /* the blurred floats widened to double, as the C stage stores
-             * them */
-            const size_t k = (size_t)y * w + x;
-            const double mu1 = o[EQ_S2_MAP_MU1][r][q], mu2 = o[EQ_S2_MAP_MU2][r][q];
-            d[k] = eq_s2_ssim_d(mu1, mu2, (double)o[EQ_S2_MAP_S11][r][q],
-                                (double)o[EQ_S2_MAP_S22][r][q], (double)o[EQ_S2_MAP_S12][r][q]);
-            d1[k] = eq_s2_edge_d1(a1[v], mu1, a2[v], mu2);
+    for (int j = 0; j < S2_FROWS; j++) {
+        const int y = y0 + r0 + j;
+        if (y < h && x < w) {
+            const size_t k = (size_t)c * n + (size_t)y * w + x;
+            const double m1 = mu[EQ_S2_MAP_MU1][j], m2 = mu[EQ_S2_MAP_MU2][j];
+            d[k] = eq_s2_ssim_d(m1, m2, (double)mu[EQ_S2_MAP_S11][j],
+                                (double)mu[EQ_S2_MAP_S22][j], (double)mu[EQ_S2_MAP_S12][j]);
+            d1[k] = eq_s2_edge_d1((double)sx[0][r0 + j + R][lane + R], m1,
+                                  (double)sx[1][r0 + j + R][lane + R], m2);
         }
     }
 }
 
-__global__ void __launch_bounds__(S2_VP + S2_VC, 3)
-s2_blur_v_terms_kernel(const double *xyb, const float *tmp, int w, int h, double *d,
-                          double *d1)
-{
-    enum { N = EQ_S2_RG_RADIUS, B = 2 * EQ_S2_RG_RADIUS, G = S2_VROWS / B, ALL = S2_VP + S2_VC };
-    static_assert(S2_VROWS * 32 % (S2_VPART * S2_VC) == 0 && S2_VC % 32 == 0,
-                  "whole warps, whole parts of whole tiles");
-    __shared__ float out[2][S2_MAPS][S2_VROWS][32];
-    const int tid = threadIdx.x;
-    const int x0 = blockIdx.x * 32, c = blockIdx.y;
-    const size_t n = (size_t)w * h;
-    const int ntiles = (h + N - 1 + S2_VROWS - 1) / S2_VROWS;
-
-    if (tid < S2_VP) {
-        const int lane = tid & 31, m = tid >> 5;
-        const bool col = x0 + lane < w;
-        /* lanes past the last column run on zeros (their outputs unread) */
-        const float *in = tmp + (size_t)(c * 5 + m) * n + (col ? x0 + lane : 0);
-        float p1 = 0.0f, p3 = 0.0f, p5 = 0.0f, pp1 = 0.0f, pp3 = 0.0f, pp5 = 0.0f;
-        /* Step k reads right = in[k + 4] and left = in[k - 6], the right of
-         * step k - 10 (0 outside the column). With t = k + 4 running 0 ..
-         * h+3, blocks of 10 steps: `prv` holds in[t-10 ..], `cur` in[t ..],
-         * and the next two blocks are loaded ahead (each value read once,
-         * its load issued 10 to 30 steps before it is used). Tile i is G
-         * blocks: steps k = T0 - 4 .. T0 + S2_VROWS - 5 (T0 = i S2_VROWS),
-         * output k in row k - T0 + 4 of out[i % 2]. */
-        float prv[B], cur[B], nx1[B], nx2[B];
-#pragma unroll
-        for (int u = 0; u < B; u++) {
-            prv[u] = 0.0f;
-            cur[u] = col && u < h ? in[(size_t)u * w] : 0.0f;
-            nx1[u] = col && B + u < h ? in[(size_t)(B + u) * w] : 0.0f;
-        }
-        for (int i = 0; i < ntiles; i++) {
-            const int T0 = i * S2_VROWS, ob = i & 1;
-            if (i >= 2)
-                s2_bar<S2_SYNC, 1>(ob, ALL); /* FREE: tile i - 2's terms are done */
-#pragma unroll 1
-            for (int g = 0; g < G; g++) {
-                const int t0 = T0 + B * g;
-                if (t0 >= h + N - 1)
-                    break;
-#pragma unroll
-                for (int u = 0; u < B; u++) {
-                    const int t = t0 + 2 * B + u;
-                    nx2[u] = col && t < h ? in[(size_t)t * w] : 0.0f;
-                }
-#pragma unroll
-                for (int u = 0; u < B; u++) {
-                    const int k = t0 + u - (N - 1);
-                    if (k < h)
-                        out[ob][m][B * g + u][lane] =
-                            eq_s2_rg_step(&p1, &p3, &p5, &pp1, &pp3, &pp5, prv[u], cur[u]);
-                }
-#pragma unroll
-                for (int u = 0; u < B; u++) {
-                    prv[u] = cur[u];
-                    cur[u] = nx1[u];
-                    nx1[u] = nx2[u];
-                }
-            }
-            s2_bar<S2_ARRIVE, 3>(ob, ALL); /* FULL: tile i's maps are in out[ob] */
-        }
-    } else {
-        const int ct = tid - S2_VP;
-        const double *x1 = xyb + (size_t)c * n, *x2 = xyb + (size_t)(3 + c) * n;
-        for (int i = 0; i < ntiles; i++) {
-            const int T0 = i * S2_VROWS, ob = i & 1;
-            /* x1, x2 of the tile's pixels S2_VPART at a time (pixel e = ct
-             * + S2_VC v: row e / 32, column e % 32; outside the frame pixel
-             * 0, never stored): the first part loaded before the wait */
-            double a1[S2_VPART], a2[S2_VPART];
-            s2_terms_load(x1, x2, a1, a2, ct, 0, T0, x0, w, h);
-            s2_bar<S2_SYNC, 3>(ob, ALL); /* FULL */
-#pragma unroll 1
-            for (int v0 = 0; v0 < S2_VPIX; v0 += S2_VPART) {
-                if (v0)
-                    s2_terms_load(x1, x2, a1, a2, ct, v0, T0, x0, w, h);
-                s2_terms_form(out[ob], a1, a2, d + (size_t)c * n, d1 + (size_t)c * n, ct, v0,
-                              T0, x0, w, h);
-            }
-            if (i + 2 < ntiles)
-                s2_bar<S2_ARRIVE, 1>(ob, ALL); /* FREE */
-        }
-    }
-}
-
-/* The row blur, then the columns with the terms, for `nch` channels of one
- * scale. */
-static int s2_blur_terms(EqCuda *cuda, const double *xyb, int w, int h, int nch, float *tmp,
-                         double *d, double *d1, cudaStream_t stream)
+/* The blurs with the terms, for `nch` channels of one scale. */
+static int s2_blur_terms(EqCuda *cuda, const float *xyb, int w, int h, int nch, double *d,
+                         double *d1, cudaStream_t stream)
 {
     int err = 0;
-    /* 16-byte stores where the rows and the planes allow them: a scale's
-     * planes begin where the scales before end (15 * off[s] floats), so
-     * a row that is a multiple of 4 floats is not enough */
-    if (w % 4 == 0 && ((uintptr_t)tmp & 15) == 0)
-        s2_blur_h_kernel<true><<<dim3(eqc_blocks((size_t)h, S2_TILE), nch), 32 * S2_MAPS, 0,
-                                 stream>>>(xyb, w, h, tmp);
-    else
-        s2_blur_h_kernel<false><<<dim3(eqc_blocks((size_t)h, S2_TILE), nch), 32 * S2_MAPS, 0,
-                                  stream>>>(xyb, w, h, tmp);
-    EQC_CHECK_LAUNCH(cuda, "s2_blur_h_kernel");
-    s2_blur_v_terms_kernel<<<dim3(eqc_blocks((size_t)w, 32), nch), S2_VP + S2_VC, 0, stream>>>(
-        xyb, tmp, w, h, d, d1);
-    EQC_CHECK_LAUNCH(cuda, "s2_blur_v_terms_kernel");
+    s2_blur_terms_kernel<<<dim3(eqc_blocks((size_t)w, S2_FT), eqc_blocks((size_t)h, S2_FT), nch),
+                           S2_FTHREADS, 0, stream>>>(xyb, w, h, d, d1);
+    EQC_CHECK_LAUNCH(cuda, "s2_blur_terms_kernel");
     return 0;
 fail:
     return err;
@@ -689,33 +444,30 @@ int eqc_ssimulacra2_launch(EqCuda *cuda, const EqcFrame *ref, const EqcFrame *di
         return err;
     }
 
-    /* xyb (6 planes) and tmp (15 float planes) of every scale, each scale
-     * its own, the linear RGB of scales 1.. (two buffers of 6 quarter
-     * planes, used in turn), then d and d1 of every scale and channel (kept
-     * for the sums). Scale 0's linear RGB is never stored.
+    /* the linear RGB of scales 1.. (two buffers of 6 quarter planes, used
+     * in turn), d and d1 of every scale and channel (kept for the sums),
+     * then xyb (6 float planes) of every scale, each scale its own. Scale
+     * 0's linear RGB is never stored.
      *
-     * Scale 0's blurs run one recursion per line and fill little of the
-     * GPU, and scales 1.. need only the linear RGB that scale 0's xyb_down
-     * leaves: so they run on the second stream (cuda->aux) beside scale 0's
-     * blurs, and the sums wait for both. Each scale's blurs need only its
-     * own XYB, so scales 2.. (their xyb_down chain, then their blurs) run on
-     * a third stream (cuda->aux2) beside scale 1's blurs: the recursions of
-     * scale 1 and of scales 2.. overlap instead of adding up. The same
-     * kernels on the same inputs: the same bits. */
+     * Scales 1.. need only the linear RGB that scale 0's xyb_down leaves:
+     * so they run on the second stream (cuda->aux) beside scale 0's blurs,
+     * and the sums wait for both. Each scale's blurs need only its own XYB,
+     * so scales 2.. (their xyb_down chain, then their blurs) run on a third
+     * stream (cuda->aux2) beside scale 1's blurs. The same kernels on the
+     * same inputs: the same bits. */
     const size_t nq = (size_t)((W + 1) / 2) * ((H + 1) / 2);
     size_t nterms = 0, off[EQ_S2_MAX_SCALES];
     for (int s = 0; s < scales; s++) {
         off[s] = nterms;
         nterms += (size_t)widths[s] * heights[s];
     }
-    const size_t bytes = sizeof(double) * (6 * nterms + 12 * nq + 6 * nterms) +
-                         sizeof(float) * 15 * nterms;
+    const size_t bytes = sizeof(double) * (12 * nq + 6 * nterms) + sizeof(float) * 6 * nterms;
     if ((err = eqc_buf_reserve(cuda, &cuda->scratch[EQC_SCRATCH_S2], bytes)) < 0)
         return err;
-    double *xyb_all = (double *)cuda->scratch[EQC_SCRATCH_S2].ptr;
-    double *lin[2] = { xyb_all + 6 * nterms, xyb_all + 6 * nterms + 6 * nq };
+    double *lin[2] = { (double *)cuda->scratch[EQC_SCRATCH_S2].ptr, NULL };
+    lin[1] = lin[0] + 6 * nq;
     double *terms = lin[1] + 6 * nq;
-    float *tmp_all = (float *)(terms + 6 * nterms);
+    float *xyb_all = (float *)(terms + 6 * nterms);
     const int par = scales > 2; /* scales 2.. on aux2 */
 
     {
@@ -729,8 +481,7 @@ int eqc_ssimulacra2_launch(EqCuda *cuda, const EqcFrame *ref, const EqcFrame *di
             const size_t n = (size_t)w * h;
             const int b = s > 0;
             cudaStream_t st = s == 0 ? stream : s == 1 || !par ? cuda->aux : cuda->aux2;
-            double *xyb_s = xyb_all + 6 * off[s];
-            float *tmp_s = tmp_all + 15 * off[s];
+            float *xyb_s = xyb_all + 6 * off[s];
             /* scale s's XYB, and scale s+1's linear RGB from the same
              * pixels: scale 0 from the frames, scale s > 0 from lin[(s-1)%2]
              * into lin[s%2] (frame 0's 3 planes, then frame 1's) */
@@ -771,7 +522,7 @@ int eqc_ssimulacra2_launch(EqCuda *cuda, const EqcFrame *ref, const EqcFrame *di
                 EQC_CHECK(cuda, EQC_SITE_OTHER, cudaStreamWaitEvent(cuda->aux, cuda->fork_ev, 0));
             }
             double *d = t, *d1 = t + 3 * n;
-            if ((err = s2_blur_terms(cuda, xyb_s, w, h, 3, tmp_s, d, d1, st)) < 0)
+            if ((err = s2_blur_terms(cuda, xyb_s, w, h, 3, d, d1, st)) < 0)
                 goto fail;
             for (int c = 0; c < 3; c++)
                 for (int k = 0; k < EQ_S2_SUMS_PER_CHANNEL; k++) {
@@ -866,14 +617,14 @@ extern "C" int eq_cuda_stage_s2_to_linear(EqCuda *cuda, const EqFrame *ref,
     if (err < 0 || (err = s2_source(cuda, &a, &s0, 0, cuda->stream)) < 0 ||
         (err = s2_source(cuda, &b, &s1, 1, cuda->stream)) < 0)
         return stage_sync(cuda, err);
-    if ((err = eqc_buf_reserve(cuda, &cuda->scratch[EQC_SCRATCH_STAGE], (12 * n + 6 * m) * 8)) <
-        0)
+    if ((err = eqc_buf_reserve(cuda, &cuda->scratch[EQC_SCRATCH_STAGE],
+                               (6 * n + 6 * m) * 8 + 6 * n * sizeof(float))) < 0)
         return stage_sync(cuda, err);
     {
-        /* linear RGB, then XYB and the next scale (not compared here) */
+        /* linear RGB, then the next scale and XYB (not compared here) */
         double *d = (double *)cuda->scratch[EQC_SCRATCH_STAGE].ptr;
-        if ((err = s2_xyb_down(cuda, s0, s1, NULL, w, h, 2, d, d + 6 * n, d + 12 * n,
-                               cuda->stream)) < 0)
+        if ((err = s2_xyb_down(cuda, s0, s1, NULL, w, h, 2, d, (float *)(d + 6 * n + 6 * m),
+                               d + 6 * n, cuda->stream)) < 0)
             goto fail;
         STAGE_COPY(lin, d, 6 * n * 8, cudaMemcpyDeviceToHost);
     }
@@ -897,8 +648,8 @@ extern "C" int eq_cuda_stage_s2_downsample(EqCuda *cuda, const double *in, int w
         double *d = (double *)cuda->scratch[EQC_SCRATCH_STAGE].ptr;
         STAGE_COPY(d, in, n * 8, cudaMemcpyHostToDevice);
         EQC_CHECK(cuda, EQC_SITE_OTHER, cudaMemsetAsync(d + n, 0, 2 * n * 8, cuda->stream));
-        if ((err = s2_xyb_down(cuda, none, none, d, w, h, 1, NULL, d + 3 * n, d + 6 * n,
-                               cuda->stream)) < 0)
+        if ((err = s2_xyb_down(cuda, none, none, d, w, h, 1, NULL, (float *)(d + 3 * n),
+                               d + 6 * n, cuda->stream)) < 0)
             goto fail;
         STAGE_COPY(out, d + 6 * n, m * 8, cudaMemcpyDeviceToHost);
     }
@@ -907,7 +658,7 @@ fail:
     return stage_sync(cuda, err);
 }
 
-extern "C" int eq_cuda_stage_s2_xyb(EqCuda *cuda, const double *lin, size_t n, double *xyb)
+extern "C" int eq_cuda_stage_s2_xyb(EqCuda *cuda, const double *lin, size_t n, float *xyb)
 {
     S2Src none;
     if (n >= (size_t)INT_MAX)
@@ -919,41 +670,37 @@ extern "C" int eq_cuda_stage_s2_xyb(EqCuda *cuda, const double *lin, size_t n, d
     {
         /* the n pixels as one row, no next scale */
         double *d = (double *)cuda->scratch[EQC_SCRATCH_STAGE].ptr;
+        float *o = (float *)(d + 3 * n);
         STAGE_COPY(d, lin, 3 * n * 8, cudaMemcpyHostToDevice);
-        if ((err = s2_xyb_down(cuda, none, none, d, (int)n, 1, 1, NULL, d + 3 * n, NULL,
+        if ((err = s2_xyb_down(cuda, none, none, d, (int)n, 1, 1, NULL, o, NULL,
                                cuda->stream)) < 0)
             goto fail;
-        STAGE_COPY(xyb, d + 3 * n, 3 * n * 8, cudaMemcpyDeviceToHost);
+        STAGE_COPY(xyb, o, 3 * n * sizeof(float), cudaMemcpyDeviceToHost);
     }
     return stage_sync(cuda, 0);
 fail:
     return stage_sync(cuda, err);
 }
 
-extern "C" int eq_cuda_stage_s2_blur_terms(EqCuda *cuda, const double *x1, const double *x2,
-                                           int w, int h, int skew, double *d, double *d1)
+extern "C" int eq_cuda_stage_s2_blur_terms(EqCuda *cuda, const float *x1, const float *x2,
+                                           int w, int h, double *d, double *d1)
 {
     const size_t n = (size_t)w * h;
-    if (skew < 0 || skew > 3)
-        return EQ_ERR_INVALID_ARGUMENT;
-    /* xyb layout of one channel: x1 in plane 0, x2 in plane 3 */
+    /* d and d1, then the xyb layout of one channel: x1 in plane 0, x2 in
+     * plane 3 */
     int err = eqc_buf_reserve(cuda, &cuda->scratch[EQC_SCRATCH_STAGE],
-                              8 * n * 8 + (5 * n + 3) * sizeof(float));
+                              2 * n * 8 + 6 * n * sizeof(float));
     if (err < 0)
         return err;
     {
-        double *xyb = (double *)cuda->scratch[EQC_SCRATCH_STAGE].ptr;
-        double *od = xyb + 6 * n, *od1 = od + n;
-        float *tmp = (float *)(od1 + n) + skew; /* od1 + n: 16-byte aligned */
-        STAGE_COPY(xyb, x1, n * 8, cudaMemcpyHostToDevice);
-        STAGE_COPY(xyb + 3 * n, x2, n * 8, cudaMemcpyHostToDevice);
+        double *od = (double *)cuda->scratch[EQC_SCRATCH_STAGE].ptr, *od1 = od + n;
+        float *xyb = (float *)(od1 + n);
+        STAGE_COPY(xyb, x1, n * sizeof(float), cudaMemcpyHostToDevice);
+        STAGE_COPY(xyb + 3 * n, x2, n * sizeof(float), cudaMemcpyHostToDevice);
+        /* outputs poisoned: a pixel the kernel did not store reads NaN, not
+         * the same stage's value from the run before */
         EQC_CHECK(cuda, EQC_SITE_OTHER, cudaMemsetAsync(od, 0xff, 2 * n * 8, cuda->stream));
-        /* the row blur's planes poisoned too: a column blur that read a
-         * value the row blur did not store takes NaN, not the same stage's
-         * value from the run before */
-        EQC_CHECK(cuda, EQC_SITE_OTHER,
-                  cudaMemsetAsync(od1 + n, 0xff, (5 * n + 3) * sizeof(float), cuda->stream));
-        if ((err = s2_blur_terms(cuda, xyb, w, h, 1, tmp, od, od1, cuda->stream)) < 0)
+        if ((err = s2_blur_terms(cuda, xyb, w, h, 1, od, od1, cuda->stream)) < 0)
             goto fail;
         STAGE_COPY(d, od, n * 8, cudaMemcpyDeviceToHost);
         STAGE_COPY(d1, od1, n * 8, cudaMemcpyDeviceToHost);
