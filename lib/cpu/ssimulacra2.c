@@ -317,11 +317,24 @@ size_t eq_s2_blur_scratch_floats(int w)
     return (size_t)EQ_S2_MAPS * pad_len(w);
 }
 
+/* Lanes a vector loop runs at once: loops over independent pixels run in
+ * blocks of S2_LANES (a constant count, which -O2's vectorizer takes), then
+ * the rest one by one; the same operations per pixel either way. */
+#define S2_LANES 16
+
 /* Outputs [x0, x1) of one row from its padded inputs (pad[x + R] = input x,
- * zero outside [0, w)). Lanes are independent outputs. */
-static inline void fir_row(const float *restrict pad, float *restrict o, int x0, int x1)
+ * zero outside [0, w)). */
+static inline __attribute__((always_inline)) void fir_row(const float *restrict pad,
+                                                          float *restrict o, int x0, int x1)
 {
-    for (int x = x0; x < x1; x++)
+    int x = x0;
+    for (; x + S2_LANES <= x1; x += S2_LANES)
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC ivdep
+#endif
+        for (int j = 0; j < S2_LANES; j++)
+            o[x + j] = eq_s2_fir9_at(pad + x + j, 1);
+    for (; x < x1; x++)
         o[x] = eq_s2_fir9_at(pad + x, 1);
 }
 
@@ -388,11 +401,25 @@ void eq_s2_blur_h5_c(const float *restrict x1, const float *restrict x2, float *
     }
     for (int y = y0; y < y1; y++) {
         const float *a = x1 + (size_t)y * w, *b = x2 + (size_t)y * w;
-        for (int q = 0; q < 5; q++) {
-            float *in = scratch + q * L + R;
-            for (int x = 0; x < w; x++)
-                in[x] = eq_s2_blur_input(maps[q], a[x], b[x]);
-        }
+        float *in[5];
+        for (int q = 0; q < 5; q++)
+            in[q] = scratch + q * L + R;
+        int x = 0;
+        for (; x + S2_LANES <= w; x += S2_LANES)
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC ivdep
+#endif
+            for (int j = 0; j < S2_LANES; j++) {
+                const float u = a[x + j], v = b[x + j];
+                in[0][x + j] = eq_s2_blur_input(EQ_S2_MAP_S11, u, v);
+                in[1][x + j] = eq_s2_blur_input(EQ_S2_MAP_S22, u, v);
+                in[2][x + j] = eq_s2_blur_input(EQ_S2_MAP_S12, u, v);
+                in[3][x + j] = eq_s2_blur_input(EQ_S2_MAP_MU1, u, v);
+                in[4][x + j] = eq_s2_blur_input(EQ_S2_MAP_MU2, u, v);
+            }
+        for (; x < w; x++)
+            for (int q = 0; q < 5; q++)
+                in[q][x] = eq_s2_blur_input(maps[q], a[x], b[x]);
         for (int q = 0; q < 5; q++)
             fir_row(scratch + q * L, out[q] + (size_t)y * w, 0, w);
     }
@@ -417,9 +444,15 @@ void eq_s2_blur_v_rows_c(const float *restrict in, int ring, int w, int h, int n
                 r[t + R] = y >= 0 && y < h ? in + (size_t)(y % ring) * w + xc : zero;
             }
             float *o = out + (size_t)(n - n0) * out_stride + (xc - x0);
-            for (int i = 0; i < c; i++)
-                o[i] = eq_s2_fir9(r[0][i], r[1][i], r[2][i], r[3][i], r[4][i], r[5][i], r[6][i],
-                                  r[7][i], r[8][i]);
+            const float *r0 = r[0], *r1 = r[1], *r2 = r[2], *r3 = r[3], *r4 = r[4];
+            const float *r5 = r[5], *r6 = r[6], *r7 = r[7], *r8 = r[8];
+            int i = 0;
+            for (; i + S2_LANES <= c; i += S2_LANES)
+                for (int j = 0; j < S2_LANES; j++)
+                    o[i + j] = eq_s2_fir9(r0[i + j], r1[i + j], r2[i + j], r3[i + j], r4[i + j],
+                                          r5[i + j], r6[i + j], r7[i + j], r8[i + j]);
+            for (; i < c; i++)
+                o[i] = eq_s2_fir9(r0[i], r1[i], r2[i], r3[i], r4[i], r5[i], r6[i], r7[i], r8[i]);
         }
     }
 }
