@@ -95,8 +95,8 @@ static void synth(EqFrame *f, int w, int h, int distorted)
 /*
  * Our pipeline with every plane in double and the blur evaluated exactly (the
  * 9-tap kernel the recursion implements, eq_s2_blur9): the reference value
- * that tells how far a float computation (libjxl's, or our float recursion)
- * lies from the exact one. Single thread, plain loops; not the definition.
+ * that tells how far a float computation (libjxl's, our kernel in float, or
+ * the float recursion we used until 2026-12-05) lies from the exact one. Single thread, plain loops; not the definition.
  */
 /*
  * libjxl's recursive Gaussian (tools/gauss_blur.cc, CreateRecursiveGaussian
