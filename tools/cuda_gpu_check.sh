@@ -159,7 +159,7 @@ for s in $steps; do
       #    pieces)
       #  chainrec: a record's last piece left out of the chain
       #  chainseg: a segment of two chunks left out of the chain
-      # and the blurs' (s2_blur_terms_kernel; lib/cuda/ssimulacra2.cu), red in the
+      # and the blurs' (s2_blur_terms_kernel; lib/cuda/s2_blur_terms.cuh), red in the
       # ssimulacra2 stage of the harness:
       #  blurmargin: the row blurs leave out the margin's last row below the tile
       #  bluredge: the margin takes the column past the frame's right edge as
@@ -178,8 +178,8 @@ for s in $steps; do
       mut() { # name sed: the engine (ordsum.cu, ordsum.cuh), the ordsum stage
         printf 'E%d\t%s\t%s\t%s\t%s\n' $((ne % 4 + 1)) "$1" "lib/cuda/ordsum.cu lib/cuda/ordsum.cuh" ordsum "$2" >> $ML; ne=$((ne + 1))
       }
-      mut_s2() { # name target sed args...: lib/cuda/ssimulacra2.cu, the ssimulacra2 stage
-        printf 'S\t%s\t%s\t%s\t%s\n' "$1" lib/cuda/ssimulacra2.cu ssimulacra2 "$3" >> $ML
+      mut_s2() { # name target sed args...: lib/cuda/ssimulacra2.cu and s2_blur_terms.cuh, the ssimulacra2 stage
+        printf 'S\t%s\t%s\t%s\t%s\n' "$1" "lib/cuda/ssimulacra2.cu lib/cuda/s2_blur_terms.cuh" ssimulacra2 "$3" >> $ML
       }
       mut fast 's/l->slow |= a == EQ_ORD_FAST_SLOW;/l->slow |= 0;/; s/lf.slow = (fl \& EQ_ORD_SF_TIE) != 0;/lf.slow = 0;/'
       mut carry 's/rec->p\[pb - 1\].run = eq_ord_compose(exs.run, before_head);/rec->p[pb - 1].run = before_head;/'
