@@ -90,14 +90,37 @@ static void synth(EqFrame *f, int w, int h, int distorted)
     f->stride[0] = (ptrdiff_t)w * 3;
 }
 
-/* ---------------------------------------------------------- float64 check */
+/* ----------------------------------------- float64 check and the study */
 
 /*
- * Our pipeline with every plane in double and the blur evaluated exactly (the
- * 9-tap kernel the recursion implements, eq_s2_blur9): the reference value
- * that tells how far a float computation (libjxl's, our kernel in float, or
- * the float recursion we used until 2026-12-05) lies from the exact one. Single thread, plain loops; not the definition.
+ * One pipeline of our stages' functions, with choices (flags) of where
+ * values are float or double and how the blur is computed, single thread,
+ * whole planes, plain loops; not the scorer:
+ *   --f64    every plane in double and the blur evaluated exactly as the
+ *            9-tap kernel the recursion implements (eq_s2_blur9): the
+ *            reference value that tells how far a float computation
+ *            (libjxl's, our kernel in float, or the float recursion we used
+ *            until 2026-12-05) lies from the exact one; also the same in
+ *            double with libjxl's recursion at its float coefficients
+ *            (splits the float blur's error into coefficients and
+ *            arithmetic);
+ *   --study  the definition (no flag: it must give the library's bits),
+ *            then variants of it, to weigh a change of definition
+ *            (docs/ssimulacra2.md, "Conditioning").
  */
+enum {
+    ST_LIN = 1,      /* linear RGB planes rounded to float when stored */
+    ST_XYBD = 2,     /* XYB kept in double (the definition stores it as float) */
+    ST_XYBF = 4,     /* XYB computed in float (cube root: the double one, rounded) */
+    ST_DSTORE = 8,   /* d and d1 computed in double, rounded to float when stored */
+    ST_DMAPF = 16,   /* SSIM map in float: d = max(1.0 - (double)q, 0), q in float */
+    ST_D1F = 32,     /* d1 in float arithmetic */
+    ST_FIRD = 64,    /* the 9-tap kernel in double (eq_s2_blur9), rounded to float */
+    ST_REC = 128,    /* libjxl's recursion in float (the definition before 2026-12-05) */
+    ST_F64 = 256,    /* every plane double, the blur exact (eq_s2_blur9 in double) */
+    ST_F64REC = 512, /* with ST_F64: the blur as libjxl's recursion in double */
+};
+
 /*
  * libjxl's recursive Gaussian (tools/gauss_blur.cc, CreateRecursiveGaussian
  * (1.5)), the blur of our definition before 2026-12-05: Charalampidis'
@@ -105,83 +128,140 @@ static void synth(EqFrame *f, int w, int h, int distorted)
  * radius N = 5, with libjxl's float coefficients, zero padding:
  *     s = in[n - N - 1] + in[n + N - 1]; y_k[n] = n2_k s + (-(d1_k y_k[n-1]) - y_k[n-2])
  *     out[n] = y_1[n] + (y_3[n] + y_5[n]),  n = -N + 1 .. len - 1.
- * Kept here for the float64 check's middle column and the study.
+ * In float (ST_REC) each step is a = n2 s; b = d1 p; c = -b - pp; y = a + c.
  */
 #define REC_N 5
 static const float rec_n2[3] = { 0x1.c4fa84p-5f, -0x1.e1fd7ap-5f, 0x1.a8894ap-7f };
 static const float rec_d1[3] = { -0x1.e6f0e2p+0f, -0x1.2cf23p+0f, -0x1.1a6264p-53f };
 
-static double at(const double *p, int x, int w)
+static int st_flags;
+
+static double st_round(double v, int on)
 {
-    return x >= 0 && x < w ? p[x] : 0.0;
+    return on ? (double)(float)v : v;
 }
 
-/* 0: the exact 9-tap kernel; 1: libjxl's recursion in double with its float
- * coefficients (splits the float blur's error into coefficients and
- * arithmetic). */
-static int blur64_mode;
-
-static void rec64(const double *in, double *out, int n, ptrdiff_t st)
+static void st_xyb_float(double r, double g, double b, double *ox, double *oy, double *ob)
 {
-    const double n2[3] = { rec_n2[0], rec_n2[1], rec_n2[2] };
-    const double d1[3] = { rec_d1[0], rec_d1[1], rec_d1[2] };
-    double p[3] = { 0, 0, 0 }, pp[3] = { 0, 0, 0 };
-    const int N = REC_N;
-    for (int i = -N + 1; i < n; i++) {
-        int l = i - N - 1, r = i + N - 1;
-        double s = (l >= 0 ? in[l * st] : 0.0) + (r < n ? in[r * st] : 0.0);
-        double y[3];
-        for (int k = 0; k < 3; k++) {
-            y[k] = n2[k] * s + (-(d1[k] * p[k]) - pp[k]);
-            pp[k] = p[k];
-            p[k] = y[k];
+    float rf = (float)r, gf = (float)g, bf = (float)b;
+    float m0 = (float)EQ_S2_M02 * bf + (float)EQ_S2_BIAS;
+    m0 = (float)EQ_S2_M01 * gf + m0;
+    m0 = (float)EQ_S2_M00 * rf + m0;
+    float m1 = (float)EQ_S2_M12 * bf + (float)EQ_S2_BIAS;
+    m1 = (float)EQ_S2_M11 * gf + m1;
+    m1 = (float)EQ_S2_M10 * rf + m1;
+    float m2 = (float)EQ_S2_M22 * bf + (float)EQ_S2_BIAS;
+    m2 = (float)EQ_S2_M21 * gf + m2;
+    m2 = (float)EQ_S2_M20 * rf + m2;
+    m0 = m0 < 0.0f ? 0.0f : m0;
+    m1 = m1 < 0.0f ? 0.0f : m1;
+    m2 = m2 < 0.0f ? 0.0f : m2;
+    float cb = (float)EQ_S2_CBRT_BIAS;
+    float c0 = (float)eq_pm_cbrt(m0) - cb;
+    float c1 = (float)eq_pm_cbrt(m1) - cb;
+    float c2 = (float)eq_pm_cbrt(m2) - cb;
+    float x = 0.5f * (c0 - c1);
+    float y = 0.5f * (c0 + c1);
+    *ob = (c2 - y) + (float)EQ_S2_POS_B;
+    *ox = x * (float)EQ_S2_POS_XMUL + (float)EQ_S2_POS_X;
+    *oy = y + (float)EQ_S2_POS_Y;
+}
+
+static double st_ssim_d_float(float mu1, float mu2, float s11, float s22, float s12)
+{
+    float mu11 = mu1 * mu1, mu22 = mu2 * mu2, mu12 = mu1 * mu2;
+    float dm = mu1 - mu2;
+    float num_m = 1.0f - dm * dm;
+    float num_s = 2.0f * (s12 - mu12) + (float)EQ_S2_C2;
+    float denom_s = (s11 - mu11) + (s22 - mu22);
+    denom_s = denom_s + (float)EQ_S2_C2;
+    double d = 1.0 - (double)((num_m * num_s) / denom_s);
+    return d > 0.0 ? d : 0.0;
+}
+
+static double st_edge_d1_float(float x1, float mu1, float x2, float mu2)
+{
+    float e1 = x1 - mu1, e2 = x2 - mu2;
+    e1 = e1 < 0.0f ? -e1 : e1;
+    e2 = e2 < 0.0f ? -e2 : e2;
+    return (double)((1.0f + e2) / (1.0f + e1) - 1.0f);
+}
+
+/* One line of the blur: n values at in[i * st], out[i * st] (double planes;
+ * outside ST_F64 their values are floats). */
+static void st_line(const double *in, double *out, int n, ptrdiff_t st)
+{
+    if (st_flags & (ST_REC | ST_F64REC)) {
+        const int f = !(st_flags & ST_F64);
+        double p[3] = { 0, 0, 0 }, pp[3] = { 0, 0, 0 };
+        for (int i = -REC_N + 1; i < n; i++) {
+            int l = i - REC_N - 1, r = i + REC_N - 1;
+            double s = (l >= 0 ? in[l * st] : 0.0) + (r < n ? in[r * st] : 0.0);
+            double y[3];
+            for (int k = 0; k < 3; k++) {
+                if (f) {
+                    float a = rec_n2[k] * (float)s;
+                    float b = rec_d1[k] * (float)p[k];
+                    float c = -b - (float)pp[k];
+                    y[k] = a + c;
+                } else {
+                    y[k] = (double)rec_n2[k] * s + (-((double)rec_d1[k] * p[k]) - pp[k]);
+                }
+                pp[k] = p[k];
+                p[k] = y[k];
+            }
+            if (i >= 0)
+                out[i * st] = f ? (float)y[0] + ((float)y[1] + (float)y[2]) : y[0] + (y[1] + y[2]);
         }
-        if (i >= 0)
-            out[i * st] = y[0] + (y[1] + y[2]);
-    }
-}
-
-static void blur64(const double *a, const double *b, double *tmp, double *out, int w, int h)
-{
-    if (blur64_mode == 1) {
-        double *prod = malloc(sizeof(double) * (size_t)w * h);
-        for (size_t i = 0; i < (size_t)w * h; i++)
-            prod[i] = b ? a[i] * b[i] : a[i];
-        for (int y = 0; y < h; y++)
-            rec64(prod + (size_t)y * w, tmp + (size_t)y * w, w, 1);
-        for (int x = 0; x < w; x++)
-            rec64(tmp + x, out + x, h, w);
-        free(prod);
         return;
     }
-    for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++) {
-            const double *s = a + (size_t)y * w;
-            double in[9];
-            for (int t = -4; t <= 4; t++) {
-                double v = at(s, x + t, w);
-                in[t + 4] = b ? v * at(b + (size_t)y * w, x + t, w) : v;
-            }
-            tmp[(size_t)y * w + x] =
-                eq_s2_blur9(in[0], in[1], in[2], in[3], in[4], in[5], in[6], in[7], in[8]);
+    for (int i = 0; i < n; i++) {
+        double v[9];
+        float vf[9];
+        for (int t = -4; t <= 4; t++) {
+            v[t + 4] = i + t >= 0 && i + t < n ? in[(i + t) * st] : 0.0;
+            vf[t + 4] = (float)v[t + 4];
         }
-    for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++) {
-            double in[9];
-            for (int t = -4; t <= 4; t++)
-                in[t + 4] = y + t >= 0 && y + t < h ? tmp[(size_t)(y + t) * w + x] : 0.0;
-            out[(size_t)y * w + x] =
-                eq_s2_blur9(in[0], in[1], in[2], in[3], in[4], in[5], in[6], in[7], in[8]);
-        }
+        double o = eq_s2_blur9(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]);
+        out[i * st] = st_flags & ST_F64    ? o
+                      : st_flags & ST_FIRD ? (float)o
+                                           : eq_s2_fir9_at(vf, 1);
+    }
 }
 
-static double score64(const EqS2Source *src0, const EqS2Source *src1)
+/* The blur of map `map` of the channel whose XYB is x1, x2 into out. */
+static void st_blur(const double *x1, const double *x2, int map, double *tmp, double *in,
+                    double *out, int w, int h)
+{
+    const int f64 = st_flags & ST_F64, xybd = st_flags & ST_XYBD;
+    for (size_t i = 0; i < (size_t)w * h; i++) {
+        double a = x1[i], b = x2[i];
+        double v = map == EQ_S2_MAP_MU1   ? a
+                   : map == EQ_S2_MAP_MU2 ? b
+                   : map == EQ_S2_MAP_S11 ? a * a
+                   : map == EQ_S2_MAP_S22 ? b * b
+                                          : a * b;
+        in[i] = f64    ? v
+                : xybd ? (float)v
+                       : eq_s2_blur_input(map, (float)a, (float)b);
+    }
+    for (int y = 0; y < h; y++)
+        st_line(in + (size_t)y * w, tmp + (size_t)y * w, w, 1);
+    for (int x = 0; x < w; x++)
+        st_line(tmp + x, out + x, h, w);
+}
+
+static double study_score(const EqS2Source *src0, const EqS2Source *src1, int fl)
 {
     int W = src0->plane[0].width, H = src0->plane[0].height;
     int ws[EQ_S2_MAX_SCALES], hs[EQ_S2_MAX_SCALES];
     int scales = eq_s2_scale_count(W, H, ws, hs);
     size_t n0 = (size_t)W * H;
-    double *lin[2][3], *nxt[2][3], *xyb[2][3], *pl[7];
+    double *lin[2][3], *nxt[2][3], *xyb[2][3], *pl[7], *dd = malloc(sizeof(double) * n0),
+                                                       *d1 = malloc(sizeof(double) * n0);
+    if (fl & ST_F64)
+        fl |= ST_XYBD;
+    st_flags = fl;
     for (int i = 0; i < 2; i++)
         for (int c = 0; c < 3; c++) {
             lin[i][c] = malloc(sizeof(double) * n0);
@@ -192,6 +272,10 @@ static double score64(const EqS2Source *src0, const EqS2Source *src1)
         pl[i] = malloc(sizeof(double) * n0);
     eq_s2_to_linear_c(src0, 0, H, lin[0][0], lin[0][1], lin[0][2]);
     eq_s2_to_linear_c(src1, 0, H, lin[1][0], lin[1][1], lin[1][2]);
+    for (int i = 0; i < 2; i++)
+        for (int c = 0; c < 3; c++)
+            for (size_t k = 0; k < n0; k++)
+                lin[i][c][k] = st_round(lin[i][c][k], fl & ST_LIN);
     double sums[EQ_SSIMULACRA2_SUMS] = { 0 };
     int w = W, h = H;
     for (int s = 0; s < scales; s++) {
@@ -202,28 +286,42 @@ static double score64(const EqS2Source *src0, const EqS2Source *src1)
                     double *t = lin[i][c];
                     lin[i][c] = nxt[i][c];
                     nxt[i][c] = t;
+                    for (size_t k = 0; k < (size_t)ws[s] * hs[s]; k++)
+                        lin[i][c][k] = st_round(lin[i][c][k], fl & ST_LIN);
                 }
             w = ws[s];
             h = hs[s];
         }
         size_t n = (size_t)w * h;
         for (int i = 0; i < 2; i++)
-            for (size_t k = 0; k < n; k++)
-                eq_s2_xyb(lin[i][0][k], lin[i][1][k], lin[i][2][k], &xyb[i][0][k], &xyb[i][1][k],
-                          &xyb[i][2][k]);
+            for (size_t k = 0; k < n; k++) {
+                double v[3];
+                if (fl & ST_XYBF)
+                    st_xyb_float(lin[i][0][k], lin[i][1][k], lin[i][2][k], &v[0], &v[1], &v[2]);
+                else
+                    eq_s2_xyb(lin[i][0][k], lin[i][1][k], lin[i][2][k], &v[0], &v[1], &v[2]);
+                for (int c = 0; c < 3; c++)
+                    xyb[i][c][k] = st_round(v[c], !(fl & ST_XYBD));
+            }
         for (int c = 0; c < 3; c++) {
             double *x1 = xyb[0][c], *x2 = xyb[1][c];
-            double *mu1 = pl[0], *mu2 = pl[1], *s11 = pl[2], *s22 = pl[3], *s12 = pl[4];
-            blur64(x1, NULL, pl[5], mu1, w, h);
-            blur64(x2, NULL, pl[5], mu2, w, h);
-            blur64(x1, x1, pl[5], s11, w, h);
-            blur64(x2, x2, pl[5], s22, w, h);
-            blur64(x1, x2, pl[5], s12, w, h);
+            for (int m = 0; m < EQ_S2_MAPS; m++)
+                st_blur(x1, x2, m, pl[5], pl[6], pl[m], w, h);
             for (size_t i = 0; i < n; i++) {
-                pl[5][i] = eq_s2_ssim_d(mu1[i], mu2[i], s11[i], s22[i], s12[i]);
-                pl[6][i] = eq_s2_edge_d1(x1[i], mu1[i], x2[i], mu2[i]);
+                double mu1 = pl[0][i], mu2 = pl[1][i];
+                if (fl & ST_DMAPF)
+                    dd[i] = st_ssim_d_float((float)mu1, (float)mu2, (float)pl[2][i],
+                                            (float)pl[3][i], (float)pl[4][i]);
+                else
+                    dd[i] = eq_s2_ssim_d(mu1, mu2, pl[2][i], pl[3][i], pl[4][i]);
+                if (fl & ST_D1F)
+                    d1[i] = st_edge_d1_float((float)x1[i], (float)mu1, (float)x2[i], (float)mu2);
+                else
+                    d1[i] = eq_s2_edge_d1(x1[i], mu1, x2[i], mu2);
+                dd[i] = st_round(dd[i], fl & ST_DSTORE);
+                d1[i] = st_round(d1[i], fl & ST_DSTORE);
             }
-            eq_s2_sums_c(pl[5], pl[6], n, &sums[eq_s2_sum_index(s, c, 0)]);
+            eq_s2_sums_c(dd, d1, n, &sums[eq_s2_sum_index(s, c, 0)]);
         }
     }
     for (int i = 0; i < 2; i++)
@@ -234,6 +332,8 @@ static double score64(const EqS2Source *src0, const EqS2Source *src1)
         }
     for (int i = 0; i < 7; i++)
         free(pl[i]);
+    free(dd);
+    free(d1);
     return eq_s2_score_from_sums(sums, scales, ws, hs);
 }
 
@@ -291,219 +391,13 @@ static int f64_check(const char *a_path, const char *b_path)
     Pair p;
     if (pair_open(&p, a_path, b_path))
         return 1;
-    double exact = score64(&p.sa, &p.sb);
-    blur64_mode = 1;
-    double rec = score64(&p.sa, &p.sb);
-    blur64_mode = 0;
+    double exact = study_score(&p.sa, &p.sb, ST_F64);
+    double rec = study_score(&p.sa, &p.sb, ST_F64 | ST_F64REC);
     printf("ours %.17g f64 %.17g f64_recursion_float_coefficients %.17g\n", p.score, exact, rec);
     pair_close(&p);
     return 0;
 }
 
-
-/* ------------------------------------------------------------------ study */
-
-/*
- * --study: the definition recomputed by a pipeline of its own, then with
- * chosen planes or formulas changed, to weigh a change of definition
- * (docs/ssimulacra2.md, "Conditioning"). With no flag set the study's score
- * must equal the library's bit for bit.
- */
-enum {
-    ST_LIN = 1,    /* linear RGB planes rounded to float when stored */
-    ST_XYBD = 2,   /* XYB kept in double (the definition stores it as float) */
-    ST_XYBF = 4,   /* XYB computed in float (cube root: the double one, rounded) */
-    ST_DSTORE = 8, /* d and d1 computed in double, rounded to float when stored */
-    ST_DMAPF = 16, /* SSIM map in float: d = max(1.0 - (double)q, 0), q in float */
-    ST_D1F = 32,   /* d1 in float arithmetic */
-    ST_FIRD = 64,  /* the 9-tap kernel in double (eq_s2_blur9), rounded to float */
-    ST_REC = 128,  /* libjxl's recursion in float (the definition before 2026-12-05) */
-};
-
-static int st_flags;
-
-static double st_round(double v, int on)
-{
-    return on ? (double)(float)v : v;
-}
-
-static void st_xyb_float(double r, double g, double b, double *ox, double *oy, double *ob)
-{
-    float rf = (float)r, gf = (float)g, bf = (float)b;
-    float m0 = (float)EQ_S2_M02 * bf + (float)EQ_S2_BIAS;
-    m0 = (float)EQ_S2_M01 * gf + m0;
-    m0 = (float)EQ_S2_M00 * rf + m0;
-    float m1 = (float)EQ_S2_M12 * bf + (float)EQ_S2_BIAS;
-    m1 = (float)EQ_S2_M11 * gf + m1;
-    m1 = (float)EQ_S2_M10 * rf + m1;
-    float m2 = (float)EQ_S2_M22 * bf + (float)EQ_S2_BIAS;
-    m2 = (float)EQ_S2_M21 * gf + m2;
-    m2 = (float)EQ_S2_M20 * rf + m2;
-    m0 = m0 < 0.0f ? 0.0f : m0;
-    m1 = m1 < 0.0f ? 0.0f : m1;
-    m2 = m2 < 0.0f ? 0.0f : m2;
-    float cb = (float)EQ_S2_CBRT_BIAS;
-    float c0 = (float)eq_pm_cbrt(m0) - cb;
-    float c1 = (float)eq_pm_cbrt(m1) - cb;
-    float c2 = (float)eq_pm_cbrt(m2) - cb;
-    float x = 0.5f * (c0 - c1);
-    float y = 0.5f * (c0 + c1);
-    *ob = (c2 - y) + (float)EQ_S2_POS_B;
-    *ox = x * (float)EQ_S2_POS_XMUL + (float)EQ_S2_POS_X;
-    *oy = y + (float)EQ_S2_POS_Y;
-}
-
-static double st_ssim_d_float(float mu1, float mu2, float s11, float s22, float s12)
-{
-    float mu11 = mu1 * mu1, mu22 = mu2 * mu2, mu12 = mu1 * mu2;
-    float dm = mu1 - mu2;
-    float num_m = 1.0f - dm * dm;
-    float num_s = 2.0f * (s12 - mu12) + (float)EQ_S2_C2;
-    float denom_s = (s11 - mu11) + (s22 - mu22);
-    denom_s = denom_s + (float)EQ_S2_C2;
-    double d = 1.0 - (double)((num_m * num_s) / denom_s);
-    return d > 0.0 ? d : 0.0;
-}
-
-static double st_edge_d1_float(float x1, float mu1, float x2, float mu2)
-{
-    float e1 = x1 - mu1, e2 = x2 - mu2;
-    e1 = e1 < 0.0f ? -e1 : e1;
-    e2 = e2 < 0.0f ? -e2 : e2;
-    return (double)((1.0f + e2) / (1.0f + e1) - 1.0f);
-}
-
-/* One line of the blur: n values at in[i * st] (float), out[i * st]. */
-static void st_line(const float *in, float *out, int n, ptrdiff_t st)
-{
-    if (st_flags & ST_REC) {
-        float p[3] = { 0, 0, 0 }, pp[3] = { 0, 0, 0 };
-        for (int i = -REC_N + 1; i < n; i++) {
-            int l = i - REC_N - 1, r = i + REC_N - 1;
-            float sum = (l >= 0 ? in[l * st] : 0.0f) + (r < n ? in[r * st] : 0.0f);
-            float y[3];
-            for (int k = 0; k < 3; k++) {
-                float a = rec_n2[k] * sum;
-                float b = rec_d1[k] * p[k];
-                float c = -b - pp[k];
-                y[k] = a + c;
-                pp[k] = p[k];
-                p[k] = y[k];
-            }
-            if (i >= 0)
-                out[i * st] = y[0] + (y[1] + y[2]);
-        }
-        return;
-    }
-    for (int i = 0; i < n; i++) {
-        float v[9];
-        for (int t = -4; t <= 4; t++)
-            v[t + 4] = i + t >= 0 && i + t < n ? in[(i + t) * st] : 0.0f;
-        out[i * st] = st_flags & ST_FIRD ? (float)eq_s2_blur9(v[0], v[1], v[2], v[3], v[4], v[5],
-                                                              v[6], v[7], v[8])
-                                         : eq_s2_fir9_at(v, 1);
-    }
-}
-
-static void st_blur(const double *x1, const double *x2, int map, float *tmp, float *tmp2,
-                    float *out, int w, int h)
-{
-    for (size_t i = 0; i < (size_t)w * h; i++)
-        tmp2[i] = st_flags & ST_XYBD ? (float)(map == EQ_S2_MAP_MU1   ? x1[i]
-                                               : map == EQ_S2_MAP_MU2 ? x2[i]
-                                               : map == EQ_S2_MAP_S11 ? x1[i] * x1[i]
-                                               : map == EQ_S2_MAP_S22 ? x2[i] * x2[i]
-                                                                      : x1[i] * x2[i])
-                                     : eq_s2_blur_input(map, (float)x1[i], (float)x2[i]);
-    for (int y = 0; y < h; y++)
-        st_line(tmp2 + (size_t)y * w, tmp + (size_t)y * w, w, 1);
-    for (int x = 0; x < w; x++)
-        st_line(tmp + x, out + x, h, w);
-}
-
-static double study_score(const EqS2Source *src0, const EqS2Source *src1, int fl)
-{
-    int W = src0->plane[0].width, H = src0->plane[0].height;
-    int ws[EQ_S2_MAX_SCALES], hs[EQ_S2_MAX_SCALES];
-    int scales = eq_s2_scale_count(W, H, ws, hs);
-    size_t n0 = (size_t)W * H;
-    double *lin[2][3], *nxt[2][3], *xyb[2][3], *dd = malloc(sizeof(double) * n0),
-                                                *d1 = malloc(sizeof(double) * n0);
-    float *pl[7];
-    st_flags = fl;
-    for (int i = 0; i < 2; i++)
-        for (int c = 0; c < 3; c++) {
-            lin[i][c] = malloc(sizeof(double) * n0);
-            nxt[i][c] = malloc(sizeof(double) * n0);
-            xyb[i][c] = malloc(sizeof(double) * n0);
-        }
-    for (int i = 0; i < 7; i++)
-        pl[i] = malloc(sizeof(float) * n0);
-    eq_s2_to_linear_c(src0, 0, H, lin[0][0], lin[0][1], lin[0][2]);
-    eq_s2_to_linear_c(src1, 0, H, lin[1][0], lin[1][1], lin[1][2]);
-    for (int i = 0; i < 2; i++)
-        for (int c = 0; c < 3; c++)
-            for (size_t k = 0; k < n0; k++)
-                lin[i][c][k] = st_round(lin[i][c][k], fl & ST_LIN);
-    double sums[EQ_SSIMULACRA2_SUMS] = { 0 };
-    int w = W, h = H;
-    for (int s = 0; s < scales; s++) {
-        if (s > 0) {
-            for (int i = 0; i < 2; i++)
-                for (int c = 0; c < 3; c++) {
-                    eq_s2_downsample_c(lin[i][c], w, h, nxt[i][c], 0, hs[s]);
-                    double *t = lin[i][c];
-                    lin[i][c] = nxt[i][c];
-                    nxt[i][c] = t;
-                    for (size_t k = 0; k < (size_t)ws[s] * hs[s]; k++)
-                        lin[i][c][k] = st_round(lin[i][c][k], fl & ST_LIN);
-                }
-            w = ws[s];
-            h = hs[s];
-        }
-        size_t n = (size_t)w * h;
-        for (int i = 0; i < 2; i++)
-            for (size_t k = 0; k < n; k++) {
-                double v[3];
-                if (fl & ST_XYBF)
-                    st_xyb_float(lin[i][0][k], lin[i][1][k], lin[i][2][k], &v[0], &v[1], &v[2]);
-                else
-                    eq_s2_xyb(lin[i][0][k], lin[i][1][k], lin[i][2][k], &v[0], &v[1], &v[2]);
-                for (int c = 0; c < 3; c++)
-                    xyb[i][c][k] = st_round(v[c], !(fl & ST_XYBD));
-            }
-        for (int c = 0; c < 3; c++) {
-            double *x1 = xyb[0][c], *x2 = xyb[1][c];
-            for (int m = 0; m < EQ_S2_MAPS; m++)
-                st_blur(x1, x2, m, pl[5], pl[6], pl[m], w, h);
-            for (size_t i = 0; i < n; i++) {
-                float mu1 = pl[0][i], mu2 = pl[1][i];
-                if (fl & ST_DMAPF)
-                    dd[i] = st_ssim_d_float(mu1, mu2, pl[2][i], pl[3][i], pl[4][i]);
-                else
-                    dd[i] = eq_s2_ssim_d(mu1, mu2, pl[2][i], pl[3][i], pl[4][i]);
-                if (fl & ST_D1F)
-                    d1[i] = st_edge_d1_float((float)x1[i], mu1, (float)x2[i], mu2);
-                else
-                    d1[i] = eq_s2_edge_d1(x1[i], mu1, x2[i], mu2);
-                dd[i] = st_round(dd[i], fl & ST_DSTORE);
-                d1[i] = st_round(d1[i], fl & ST_DSTORE);
-            }
-            eq_s2_sums_c(dd, d1, n, &sums[eq_s2_sum_index(s, c, 0)]);
-        }
-    }
-    for (int i = 0; i < 2; i++)
-        for (int c = 0; c < 3; c++) {
-            free(lin[i][c]);
-            free(nxt[i][c]);
-            free(xyb[i][c]);
-        }
-    for (int i = 0; i < 7; i++)
-        free(pl[i]);
-    free(dd);
-    free(d1);
-    return eq_s2_score_from_sums(sums, scales, ws, hs);
-}
 
 static int study(const char *a_path, const char *b_path)
 {
@@ -531,8 +425,7 @@ static int study(const char *a_path, const char *b_path)
     Pair p;
     if (pair_open(&p, a_path, b_path))
         return 1;
-    blur64_mode = 0;
-    double exact = score64(&p.sa, &p.sb);
+    double exact = study_score(&p.sa, &p.sb, ST_F64);
     printf("ours %.17g f64 %.17g\n", p.score, exact);
     int bad = 0;
     for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
