@@ -18,13 +18,13 @@
  *       and of the float64 pipeline with libjxl's recursion in double but
  *       its float-rounded coefficients.
  *   bench_ssimulacra2 --study REF.png DIST.png
- *       prints our score, then the score of variants of the definition
- *       (planes stored as float, formulas in float, the blur as its 9-tap
- *       kernel), each with its distance from ours and from the float64
- *       check of --f64 (docs/ssimulacra2.md,
- *       "Conditioning"). The first variant is the definition itself,
- *       recomputed by the study's own pipeline; the tool fails if its bits
- *       differ from the library's.
+ *       prints our score and the float64 check, then the score of variants
+ *       of the definition (planes or formulas in float or in double, the
+ *       blur as libjxl's recursion in float or the kernel in double), each
+ *       with its distance from ours and from the float64 check
+ *       (docs/ssimulacra2.md, "Conditioning"). The first variant is the
+ *       definition itself, recomputed by the study's own pipeline; the tool
+ *       fails if its bits differ from the library's.
  */
 #include <math.h>
 #include <stdint.h>
