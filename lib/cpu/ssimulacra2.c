@@ -11,8 +11,9 @@
  * Speed without changing a bit: threads (EqCpu.pool) split the per-pixel
  * stages by rows or columns, and every output depends only on its inputs;
  * the compiler vectorizes loops whose lanes are independent pixels (blocks
- * of S2_LANES, a count -O2 vectorizes), and on x86-64 an AVX-512 or AVX2 copy of each stage is chosen
- * at run time (no FMA: -ffp-contract=off, and no fma target). Each of the 108
+ * of S2_LANES, a count -O2 vectorizes), and on x86-64 an AVX-512 or AVX2
+ * copy of each stage is chosen at run time (no FMA: -ffp-contract=off, and
+ * no fma target). Each of the 108
  * sums runs on one thread, in raster order. Building with -DEQ_S2_SCALAR and
  * -fno-tree-vectorize gives the scalar path, -DEQ_S2_FORCE_AVX2 the AVX2
  * copy alone; the known-answer test runs all of them.

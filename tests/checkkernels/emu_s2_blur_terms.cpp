@@ -61,7 +61,8 @@ static void check_size(int w, int h, uint32_t seed)
     std::vector<double> d(3 * n), d1(3 * n);
     memset(d.data(), 0xff, 3 * n * sizeof(double)); /* NaN where nothing is stored */
     memset(d1.data(), 0xff, 3 * n * sizeof(double));
-    const unsigned bx = (unsigned)((w + S2_FT - 1) / S2_FT), by = (unsigned)((h + S2_FT - 1) / S2_FT);
+    const unsigned bx = (unsigned)((w + S2_FT - 1) / S2_FT);
+    const unsigned by = (unsigned)((h + S2_FT - 1) / S2_FT);
     for (unsigned c = 0; c < 3; c++)
         for (unsigned y = 0; y < by; y++)
             for (unsigned x = 0; x < bx; x++) {
