@@ -12,19 +12,20 @@
  *       libjxl's `ssimulacra2 REF DIST` does (time the process from outside).
  *   bench_ssimulacra2 -s [-t THREADS] [-n ITER] [WxH]
  *       the same on a synthetic pair (default 1920x1080).
- *   bench_ssimulacra2 --f64 REF.png DIST.png
+ *   bench_ssimulacra2 --f64 REF.png DIST.png | --f64 -s WxH
  *       prints the score of our definition, of the float64 check (every
  *       plane in double, the blur evaluated exactly as its 9-tap kernel),
  *       and of the float64 pipeline with libjxl's recursion in double but
  *       its float-rounded coefficients.
- *   bench_ssimulacra2 --study REF.png DIST.png
+ *   bench_ssimulacra2 --study REF.png DIST.png | --study -s WxH
  *       prints our score and the float64 check, then the score of variants
  *       of the definition (planes or formulas in float or in double, the
  *       blur as libjxl's recursion in float or the kernel in double), each
  *       with its distance from ours and from the float64 check
  *       (docs/ssimulacra2.md, "Conditioning"). The first variant is the
  *       definition itself, recomputed by the study's own pipeline; the tool
- *       fails if its bits differ from the library's.
+ *       fails if its bits differ from the library's. With -s WxH both
+ *       score the synthetic pair of -s instead of two PNGs.
  */
 #include <math.h>
 #include <stdint.h>
@@ -356,7 +357,17 @@ static void pair_close(Pair *p)
 static int pair_open(Pair *p, const char *a_path, const char *b_path)
 {
     memset(p, 0, sizeof(*p));
-    if (eq_png_read(a_path, &p->a) || eq_png_read(b_path, &p->b)) {
+    int sw, sh;
+    if (!strcmp(a_path, "-s")) { /* -s WxH: the synthetic pair */
+        if (sscanf(b_path, "%dx%d", &sw, &sh) != 2 || sw < EQ_S2_MIN_SIZE ||
+            sh < EQ_S2_MIN_SIZE || sw > 16384 || sh > 16384) {
+            fprintf(stderr, "-s wants WxH, from %dx%d to 16384x16384\n", EQ_S2_MIN_SIZE,
+                    EQ_S2_MIN_SIZE);
+            return 1;
+        }
+        synth(&p->a, sw, sh, 0);
+        synth(&p->b, sw, sh, 1);
+    } else if (eq_png_read(a_path, &p->a) || eq_png_read(b_path, &p->b)) {
         fprintf(stderr, "cannot read %s or %s\n", a_path, b_path);
         pair_close(p);
         return 1;
@@ -464,8 +475,9 @@ int main(int argc, char **argv)
             paths[np++] = argv[i];
     }
     if (!synthetic && np != 2) {
-        fprintf(stderr, "usage: %s [-t THREADS] [-n ITER] REF.png DIST.png | -s [WxH] | "
-                        "--f64 REF.png DIST.png\n",
+        fprintf(stderr,
+                "usage: %s [-t THREADS] [-n ITER] REF.png DIST.png | -s [WxH] | "
+                "--f64 REF.png DIST.png | --study REF.png DIST.png (-s WxH for the PNGs)\n",
                 argv[0]);
         return 2;
     }
