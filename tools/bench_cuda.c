@@ -8,7 +8,7 @@
  * page-locked).
  *
  *   bench_cuda [--frames N] [--warmup N] [--sizes 576x324,1920x1080,3840x2160]
- *              [--metrics psnr,ssim,ms_ssim,ssimulacra2] [--threads N,...] [--profile]
+ *              [--metrics psnr,ssim,ms_ssim,ssimulacra2] [--threads N,...] [--profile [--tree]]
  *
  * Frames rotate among 4 seeded pairs so that the L2 cache does not hold
  * the input. Device-input times are CUDA events on the caller's stream
@@ -279,7 +279,7 @@ static void *thread_main(void *v)
 
 int main(int argc, char **argv)
 {
-    int frames = 200, warmup = 20, profile = 0, interleave = 0;
+    int frames = 200, warmup = 20, profile = 0, interleave = 0, tree = 0;
     const char *threads = NULL;
     const char *sizes = "576x324,1920x1080,3840x2160";
     const char *mlist = "psnr,ssim,ms_ssim,ssimulacra2";
@@ -298,12 +298,14 @@ int main(int argc, char **argv)
             threads = argv[++i];
         else if (!strcmp(argv[i], "--profile"))
             profile = 1; /* device input, exact sums only: for ncu */
+        else if (!strcmp(argv[i], "--tree"))
+            tree = 1; /* with --profile: the tree sums instead */
         else if (!strcmp(argv[i], "--interleave"))
             interleave = 1; /* exact and tree frame by frame (run_interleaved) */
         else {
             fprintf(stderr,
                     "usage: %s [--frames N] [--warmup N] [--sizes WxH,...] "
-                    "[--metrics a,b] [--threads N,...] [--profile] [--interleave]\n",
+                    "[--metrics a,b] [--threads N,...] [--profile [--tree]] [--interleave]\n",
                     argv[0]);
             return 2;
         }
@@ -346,6 +348,8 @@ int main(int argc, char **argv)
             }
             if (profile) {
                 double ev = 0;
+                if (tree)
+                    eq_cuda_set_sum_mode(sc->cuda, EQ_CUDA_SUM_TREE);
                 double ms = run_config(sc, p, IN_DEVICE, warmup, frames, &ev, NULL);
                 printf("%-10s %-12s profile: %.4f ms\n", sv, eq_metric_name(m), ms);
                 eq_scorer_close(&sc);
