@@ -172,14 +172,18 @@ EQ_HD static inline void eq_s2_xyb_f(double r, double g, double b, float *ox, fl
 #define EQ_S2_G3 0x1.2700c8p-5f /* 0.036011115 */
 #define EQ_S2_G4 0x1.347d70p-7f /* 0.009414367 */
 
+/* The nine-tap sum with taps g0..g4, in the one order both the float
+ * kernel (eq_s2_fir9) and the float64 check's (eq_s2_blur9) use: the
+ * symmetric pairs from the outermost in, then the centre. The arithmetic
+ * is the operands' type (no FMA: the build forbids contraction). */
+#define EQ_S2_FIR9_SUM(g0, g1, g2, g3, g4, p4, p3, p2, p1, c, q1, q2, q3, q4)              \
+    ((((g4 * (p4 + q4) + g3 * (p3 + q3)) + g2 * (p2 + q2)) + g1 * (p1 + q1)) + g0 * c)
+
 EQ_HD static inline float eq_s2_fir9(float p4, float p3, float p2, float p1, float c, float q1,
                                      float q2, float q3, float q4)
 {
-    float acc = EQ_S2_G4 * (p4 + q4);
-    acc = acc + EQ_S2_G3 * (p3 + q3);
-    acc = acc + EQ_S2_G2 * (p2 + q2);
-    acc = acc + EQ_S2_G1 * (p1 + q1);
-    return acc + EQ_S2_G0 * c;
+    return EQ_S2_FIR9_SUM(EQ_S2_G0, EQ_S2_G1, EQ_S2_G2, EQ_S2_G3, EQ_S2_G4, p4, p3, p2, p1, c,
+                          q1, q2, q3, q4);
 }
 
 /* The output at v[4] of nine consecutive inputs v[0..8]. */
@@ -237,12 +241,8 @@ EQ_HD static inline float eq_s2_blur_input(int map, float x1, float x2)
 EQ_HD static inline double eq_s2_blur9(double p4, double p3, double p2, double p1, double c,
                                        double q1, double q2, double q3, double q4)
 {
-    double acc = EQ_S2_H4 * (p4 + q4);
-    acc = acc + EQ_S2_H3 * (p3 + q3);
-    acc = acc + EQ_S2_H2 * (p2 + q2);
-    acc = acc + EQ_S2_H1 * (p1 + q1);
-    acc = acc + EQ_S2_H0 * c;
-    return acc;
+    return EQ_S2_FIR9_SUM(EQ_S2_H0, EQ_S2_H1, EQ_S2_H2, EQ_S2_H3, EQ_S2_H4, p4, p3, p2, p1, c,
+                          q1, q2, q3, q4);
 }
 
 /* ---------------------------------------------------------------- terms */
