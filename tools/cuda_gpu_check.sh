@@ -7,6 +7,7 @@
 #   tools/cuda_gpu_check.sh [steps]   steps: any of
 #       build kernels kernels-full errors parity parity-full fixtures memcheck racecheck
 #       bench bench-full bench4k threads upload mutation rates-device profile fedwalk fedbench ratios,
+#       trace (nsys timeline of a 4K SSIMULACRA2 frame, exact and tree),
 #       racecheck-ordsum
 #       racecheck-ssim-front racecheck-s2 (one stage of racecheck each), and kernels-plan
 #       parity-plan memcheck-plan bench-plan (the same with
@@ -390,6 +391,38 @@ PY
         grep -E ' device ' "$L" | sed "s/^/walk $fm: /"
       done
       clear_forms ;;
+    trace)
+      # an nsys timeline of 4K SSIMULACRA2 frames (SZ: another size), exact
+      # then tree: each kernel of the last frame with its start and end (us
+      # from the frame's first kernel), duration, stream and grid, and the
+      # frame's span; which chain ends the frame. Written in session 35,
+      # not yet run on the GPU machine (no device could be started).
+      for mode in exact tree; do
+        extra=; [ $mode = tree ] && extra=--tree
+        nsys profile -t cuda -o "$OUT/tr-$mode" -f true "$B/tools/bench_cuda" --sizes "${SZ:-3840x2160}" \
+          --metrics ssimulacra2 --frames 4 --warmup 0 --profile $extra > "$OUT/tr-$mode.log" 2>&1
+        nsys stats -q --report cuda_gpu_trace --format csv -o "$OUT/tr-$mode" "$OUT/tr-$mode.nsys-rep" \
+          > /dev/null 2>&1
+        python3 - "$OUT/tr-${mode}_cuda_gpu_trace.csv" $mode <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+ks = [r for r in rows if r.get("Name") and "[CUDA" not in r["Name"]]
+g = lambda r: int(r.get("GrdX") or 1) * int(r.get("GrdY") or 1) * int(r.get("GrdZ") or 1)
+big = max(g(r) for r in ks if "s2_xyb_down" in r["Name"])
+starts = [i for i, r in enumerate(ks) if "s2_xyb_down" in r["Name"] and g(r) == big]
+starts = [i for j, i in enumerate(starts) if j == 0 or i - starts[j - 1] > 1]
+fr = ks[starts[-1]:] if starts else ks
+t0 = int(fr[0]["Start (ns)"])
+end = 0.0
+for r in fr:
+    s = (int(r["Start (ns)"]) - t0) / 1000
+    d = int(r["Duration (ns)"]) / 1000
+    end = max(end, s + d)
+    print("%s %8.1f %8.1f %7.1f  stream %-3s grid %-8d %s" % (sys.argv[2], s, s + d, d,
+          r.get("Strm", r.get("Stream", "?")), g(r), r["Name"].split("(")[0][:60]))
+print("%s frame span %.1f us" % (sys.argv[2], end))
+PY
+      done ;;
     ratios)
       # exact / tree of the default forms, interleaved (--interleave: exact
       # then tree on each frame pair), three rounds: SSIM at 4K and 1080p,
