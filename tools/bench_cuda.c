@@ -310,6 +310,11 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    if (tree && !profile) {
+        fprintf(stderr, "%s: --tree goes with --profile (the other modes time both sums)\n",
+                argv[0]);
+        return 2;
+    }
     if (frames < 1)
         frames = 1;
     if (!eq_cuda_device_available(why, sizeof(why))) {
