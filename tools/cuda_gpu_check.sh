@@ -397,21 +397,23 @@ PY
       # from the frame's first kernel), duration, stream and grid, and the
       # frame's span; which chain ends the frame. Written in session 35,
       # not yet run on the GPU machine (no device could be started).
+      command -v nsys > /dev/null || { echo "trace: no nsys on this machine's PATH"; continue; }
       for mode in exact tree; do
         extra=; [ $mode = tree ] && extra=--tree
         nsys profile -t cuda -o "$OUT/tr-$mode" -f true "$B/tools/bench_cuda" --sizes "${SZ:-3840x2160}" \
           --metrics ssimulacra2 --frames 4 --warmup 0 --profile $extra > "$OUT/tr-$mode.log" 2>&1
         nsys stats -q --report cuda_gpu_trace --format csv -o "$OUT/tr-$mode" "$OUT/tr-$mode.nsys-rep" \
-          > /dev/null 2>&1
+          > /dev/null 2>&1 ||
+          { echo "trace $mode: nsys failed (see tr-$mode.log)"; continue; }
         python3 - "$OUT/tr-${mode}_cuda_gpu_trace.csv" $mode <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 ks = [r for r in rows if r.get("Name") and "[CUDA" not in r["Name"]]
 g = lambda r: int(r.get("GrdX") or 1) * int(r.get("GrdY") or 1) * int(r.get("GrdZ") or 1)
 big = max(g(r) for r in ks if "s2_xyb_down" in r["Name"])
+# a frame starts with scale 0's xyb_down (one launch: device input)
 starts = [i for i, r in enumerate(ks) if "s2_xyb_down" in r["Name"] and g(r) == big]
-starts = [i for j, i in enumerate(starts) if j == 0 or i - starts[j - 1] > 1]
-fr = ks[starts[-1]:] if starts else ks
+fr = ks[starts[-1]:]
 t0 = int(fr[0]["Start (ns)"])
 end = 0.0
 for r in fr:
