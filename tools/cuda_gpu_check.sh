@@ -160,6 +160,19 @@ for s in $steps; do
       #    pieces)
       #  chainrec: a record's last piece left out of the chain
       #  chainseg: a segment of two chunks left out of the chain
+      #  bigok: the large walk as one chain (EXACTQUALITY_CUDA_BIGCHAIN, the
+      #    default since session 36; the stage's _BIGCHAIN runs) takes the
+      #    chain's sum where a check failed too (red through _LIE's poisoned
+      #    pieces)
+      #  bigbreak: a chunk without a split record between two stretches of
+      #    the large chain left out
+      #  bigrec: a record's last piece left out of the large chain
+      #  bigseg: a segment of two chunks left out of the large chain
+      #  bigfirst: the runs kernel's add of a sum's first chunk leaves out
+      #    its last term
+      #  bigstart: the large chain starts from +0.0, not the first chunk's sum
+      #  bigcount: the large chain is never taken (its count of sums must
+      #    not be 0)
       # and the blurs' (s2_blur_terms_kernel; lib/cuda/s2_blur_terms.cuh), red in the
       # ssimulacra2 stage of the harness:
       #  blurmargin: the row blurs leave out the margin's last row below the tile
@@ -216,6 +229,13 @@ for s in $steps; do
       mut chainok 's/            if (sh.next) {/            if (1) {/'
       mut chainrec 's/                cnt = sh.recs\[sh.slot\[c\]\].np, rec = 1;/                cnt = sh.recs[sh.slot[c]].np - 1, rec = 1;/'
       mut chainseg 's/            if (len > 1 || kind == WALK_RUN)/            if (len > 2 || kind == WALK_RUN)/'
+      mut bigok 's/                B.ok = good;/                B.ok = 1;/'
+      mut bigbreak 's/            y = walk_rest(d, B.brk\[b\], y, 0, walk, sh.terms, \&sh.ex, \&sh.s);/            (void)0;/'
+      mut bigrec 's/                    cnt = pool\[sp\].np;/                    cnt = pool[sp].np - 1;/'
+      mut bigseg 's/        int cnt = lens\[k\] > 1;/        int cnt = lens[k] > 2;/'
+      mut bigfirst 's/prewalk_chunk<8>(st, q.count)/prewalk_chunk<8>(st, q.count - 1)/'
+      mut bigstart 's/pre ? 1 : 0, pre ? first_sum\[s\] : 0.0,/pre ? 1 : 0, 0.0,/'
+      mut bigcount 's/    if (chain \&\& !none_plan \&\& nch <= most) {/    if (0) {/'
       # crossing records (EQ_CUDA_CROSSREC_ENV, session 27; crosslane and
       # crossok in the header, below): a record formed before the wait kept
       # whatever its binade; no binade kept for the next launch (none formed

@@ -134,7 +134,8 @@ struct EqcSumScratch {
     EqCudaSplit *split; /* pool of split records */
     EqCudaCross *cross; /* crossing records, one a chunk (EQ_CUDA_CROSSREC_ENV), or NULL */
     double *approx;     /* the plan's prefix before each chunk planned term by term */
-    int *counters;      /* split records made, applied, failed; chunks formed again */
+    int *counters;      /* split records made, applied, failed; chunks formed again;
+                           sums walked as one chain by the large walk */
     long long total;
 };
 
@@ -223,6 +224,9 @@ struct EqCuda {
     int early_walk;       /* the fused kernel lets the small walk launch early
                              (EQ_CUDA_EARLYWALK_ENV) */
     int walk_chain;       /* the small walk as one chain (EQ_CUDA_WALKCHAIN_ENV) */
+    int big_chain;        /* the large walk as one chain (EQ_CUDA_BIGCHAIN_ENV) */
+    int big_chain_smem;   /* its dynamic shared memory allowed (cudaFuncSetAttribute) */
+    int last_big_chain;   /* the last launch's large walk took the chain first */
     int cross_rec;        /* crossing records (EQ_CUDA_CROSSREC_ENV) */
     int cross_smem;       /* the dynamic shared memory the small walk's crossing
                              forms were allowed (cudaFuncSetAttribute), 0: not yet */

@@ -145,6 +145,20 @@ static inline int eq_cuda_small_walk(long long most_chunks)
  * step as before. The default since session 28; "off" walks step by step
  * alone. The same bits each way. */
 #define EQ_CUDA_WALKCHAIN_ENV "EXACTQUALITY_CUDA_WALKCHAIN"
+/* "on" (the default since session 36; "off": the walk below alone): the
+ * walk of larger launches (ord_walk_kernel) takes a sum of at most 4096
+ * chunks as one chain too. The runs kernel adds each sum's first chunk
+ * (planned term by term: its prefix +0.0 has no binade) by the loop's own
+ * adds; the walk places every segment's run and every split record's
+ * piece of the sum in order at once, then applies them as the small
+ * walk's chain does. A chunk planned term by term without a split record
+ * (an early chunk that crosses many binades) is added by the block between
+ * two stretches of the chain. Where the chain fails (too many steps, a
+ * failed check), the walk goes group by group from +0.0 as before. The
+ * same bits each way. "debug": as "on", for sums of up to 8192 chunks,
+ * and the walk prints a line per sum (its chunks, steps and records,
+ * whether the chain held, and the cycles of its three parts). */
+#define EQ_CUDA_BIGCHAIN_ENV "EXACTQUALITY_CUDA_BIGCHAIN"
 /* The small walk's forms a value of those two variables names: fed 2
  * ("two", the default: unset or any other value), 1 ("end") or 0 ("off");
  * chain 1 ("on", the default) or 0 ("off"). */
@@ -293,6 +307,9 @@ int eq_cuda_stage_s2_blur_terms(EqCuda *cuda, const float *x1, const float *x2, 
 /* crossing records (EQ_CUDA_CROSSREC_ENV "on") in a fused launch walked by
  * the small walk; without it, none, whatever the environment says */
 #define EQ_CUDA_STAGE_SUM_CROSS 8192
+/* the large walk as one chain (EQ_CUDA_BIGCHAIN_ENV "on"); without it,
+ * group by group, whatever the environment says */
+#define EQ_CUDA_STAGE_SUM_BIGCHAIN 16384
 /* the launch slot of a frame (0 .. 7) the launch takes, with the plan and
  * the crossing records' binades it kept (the scorer gives each launch of a
  * frame its own, in order): a caller that interleaves the launches of
@@ -384,6 +401,7 @@ typedef struct EqCudaSumPartials {
     int cross_made, cross_early, cross_applied, cross_failed;
     int plan_reused;   /* 1: the launch took the plan of the launch before */
     int formed_again;  /* chunks whose runs were formed again (plan reused) */
+    int big_chains;    /* sums the large walk took as one chain (EQ_CUDA_STAGE_SUM_BIGCHAIN) */
 } EqCudaSumPartials;
 
 /* Chunks of case i (an empty sum has one empty chunk). */

@@ -382,8 +382,8 @@ ord_plan_kernel(const EqcSumTable *t, const double *chunk_sum, int *plan, double
     __shared__ double part[LANES];
     const int s = blockIdx.x;
     pdl_wait();
-    if (!tree_mode && s == 0 && threadIdx.x < 3)
-        counters[threadIdx.x] = 0; /* split records: made, applied, failed */
+    if (!tree_mode && s == 0 && threadIdx.x < 4) /* split records: made, applied, */
+        counters[threadIdx.x < 3 ? threadIdx.x : 4] = 0; /* failed; sums as one chain */
     const long long off = t->chunk_off[s], nch = t->chunk_off[s + 1] - off;
     const long long per = (nch + LANES - 1) / LANES;
     const long long a = threadIdx.x * per, b = a + per < nch ? a + per : nch;
@@ -902,6 +902,32 @@ static __device__ __forceinline__ void rows_to_terms(double *mine, int todo)
     }
 }
 
+/* A sum's first chunk added from +0.0 by one thread, in term order: the
+ * loop's own adds (its start, +0.0, is the only one known). B terms at a
+ * time (16; 8 in the runs kernel, whose registers are few) are read into
+ * registers before their adds, so that the shared loads stay out of the
+ * chain of adds; the adds and their order are the loop's. */
+template <int B = 16>
+static __device__ __forceinline__ double prewalk_chunk(const double *stage, int count)
+{
+    static_assert(32 % B == 0, "a batch within one row");
+    double x = 0.0;
+    int i = 0;
+#pragma unroll 2
+    for (; i + B <= count; i += B) {
+        double v[B];
+#pragma unroll
+        for (int j = 0; j < B; j++)
+            v[j] = stage[staged_at(i) + j]; /* i a multiple of B: one row */
+#pragma unroll
+        for (int j = 0; j < B; j++)
+            x += v[j];
+    }
+    for (; i < count; i++)
+        x += stage[staged_at(i)];
+    return x;
+}
+
 /* Chunk g's result under its plan e, the rows holding its terms (nt of
  * them real in this lane): its run, or, planned term by term, its split
  * record (zero chunks are stepped over by the walk and get none). */
@@ -1032,7 +1058,7 @@ __global__ void __launch_bounds__(32 * RUNS_WARPS, SPEC ? 5 : 6)
 ord_chunk_runs_kernel(const EqcSumTable *t, const int *plan, EqOrdRun *runs, long long total,
                       int no_fast, const double *approx, unsigned char *zero,
                       int *split_idx, EqCudaSplit *pool, int pool_cap, int *counters,
-                      int per_sum, double *chunk_sum)
+                      int per_sum, double *chunk_sum, double *first_sum)
 {
     __shared__ double stage[RUNS_WARPS][32 * RUNS_ROW];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -1072,6 +1098,15 @@ ord_chunk_runs_kernel(const EqcSumTable *t, const int *plan, EqOrdRun *runs, lon
             }
             rows_to_terms(mine, todo);
             held = kind;
+        }
+        if (first_sum && q.c == 0) {
+            /* a sum's first chunk, planned term by term (its prefix +0.0
+             * has no binade), added by the loop's own adds for the large
+             * walk's chain (EQ_CUDA_BIGCHAIN_ENV) */
+            __syncwarp();
+            if (lane == 0)
+                first_sum[q.s0 + j] = prewalk_chunk<8>(st, q.count);
+            __syncwarp();
         }
         if (SPEC) {
             int nonzero;
@@ -1216,30 +1251,6 @@ __global__ void fill_u32_kernel(unsigned *p, size_t n, unsigned v)
     const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n)
         p[i] = v;
-}
-
-/* A sum's first chunk added from +0.0 by one thread, in term order: the
- * loop's own adds (its start, +0.0, is the only one known). Sixteen terms
- * at a time are read into registers before their adds, so that the shared
- * loads stay out of the chain of adds; the adds and their order are the
- * loop's. */
-static __device__ __forceinline__ double prewalk_chunk(const double *stage, int count)
-{
-    double x = 0.0;
-    int i = 0;
-#pragma unroll 2
-    for (; i + 16 <= count; i += 16) {
-        double v[16];
-#pragma unroll
-        for (int j = 0; j < 16; j++)
-            v[j] = stage[staged_at(i) + j]; /* i a multiple of 16: one row */
-#pragma unroll
-        for (int j = 0; j < 16; j++)
-            x += v[j];
-    }
-    for (; i < count; i++)
-        x += stage[staged_at(i)];
-    return x;
 }
 
 /* A fused block's chunk sum and zero flag, published: its ready flag
@@ -1983,6 +1994,208 @@ static __device__ double walk_rest(const EqcSumDesc &d, long long c, double sum,
     return sum;
 }
 
+/* The large walk as one chain (EQ_CUDA_BIGCHAIN_ENV): a sum of at most
+ * EQC_BIG_CHUNKS chunks whose steps (its segments' runs, its split
+ * records' pieces) number at most EQC_BIG_STEPS, and whose chunks planned
+ * term by term without a split record (EQ_CUDA_SPLIT_MAX pieces or more:
+ * an early chunk that crosses many binades) number at most EQC_BIG_BREAKS.
+ * In dynamic shared memory: the steps; per chunk its count of steps, then
+ * the place of its first; the chunks without a record, in order. */
+#define EQC_BIG_CHUNKS 8192
+/* sums of more chunks (4K's scale 0: 8100) take the walk below: the
+ * chain made the H100's 4K SSIMULACRA2 scale 0 walk slower (61 -> 75 us
+ * under ncu) where it made scales 1.. faster (50 -> 33 us; session 36).
+ * Every chain held there; its three parts took up to 25k, 44k and 54k
+ * cycles at 8100 chunks (placing, copying the steps, the walk of about
+ * 200 steps: some 270 cycles a step), 14k, 16k and 28k at 2025.
+ * EQ_CUDA_BIGCHAIN_ENV "debug" takes them as one chain too. */
+#define EQC_BIG_CHAIN_MAX 4096
+#define EQC_BIG_STEPS 512
+#define EQC_BIG_BREAKS 8
+#define EQC_BIG_RECS 128
+#define EQC_BIG_PER (EQC_BIG_CHUNKS / EQC_ORD_LANES)
+struct BigChainShared {
+    EqOrdPiece prog[EQC_BIG_STEPS];
+    unsigned short at[EQC_BIG_CHUNKS];
+    int brk[EQC_BIG_BREAKS];
+    int rec_c[EQC_BIG_RECS], rec_i[EQC_BIG_RECS]; /* the chunks with a record, its index */
+    double y;
+    int ok, nrec, nbrk;
+};
+
+/* The large walk's sum s as one chain, by the whole block: chunk c's steps
+ * (a segment of more than one chunk: its run; a segment of one chunk:
+ * none if the chunk is zero, else its run or, planned term by term, its
+ * split record's pieces), placed in chunk order by a block scan, then
+ * eq_ord_walk_chain from `start` at chunk c0 (the small walk's chain, of
+ * a whole large sum: segments and records staged at once, instead of a
+ * group at a time as the walk below meets them). A chunk planned term by
+ * term without a record ends a stretch of the chain: the block adds its
+ * terms (walk_rest: the loop's own adds by default) and the chain goes on
+ * after it. Returns 1 with *sum the sum, or 0 (too many steps or chunks
+ * without a record, a failed check or a sum not finite) for the walk below
+ * to take the sum from +0.0, as before. Every thread calls it; *sum and
+ * the result are every thread's. dbg: a line per sum (tests of speed). */
+static __device__ int walk_big_chain(BigChainShared &B, WalkShared &sh, const EqcSumDesc &d,
+                                     long long off, int nch, int c0, double start,
+                                     const int *plan, const EqOrdRun *seg, const int *seg_len,
+                                     const unsigned char *zero, const int *split_idx,
+                                     const EqCudaSplit *pool, int *counters, int lie, int walk,
+                                     int dbg, double *sum)
+{
+    const int i = threadIdx.x;
+    long long t0 = dbg ? clock64() : 0, t1 = 0, t2 = 0, t3 = 0;
+    if (i == 0) {
+        B.nrec = 0;
+        B.nbrk = 0;
+    }
+    __syncthreads();
+    /* every chunk's segment length at once (one round of loads); a
+     * chunk that is a segment of its own reads its zero flag, plan and
+     * split index */
+    int lens[EQC_BIG_PER];
+#pragma unroll
+    for (int k = 0; k < EQC_BIG_PER; k++) {
+        const int c = i + k * EQC_ORD_LANES;
+        lens[k] = c >= c0 && c < nch ? seg_len[off + c] : 0;
+    }
+#pragma unroll
+    for (int k = 0; k < EQC_BIG_PER; k++) {
+        const int c = i + k * EQC_ORD_LANES;
+        int cnt = lens[k] > 1;
+        if (lens[k] == 1 && !zero[off + c]) {
+            if (plan[off + c] != EQ_ORD_NONE) {
+                cnt = 1;
+            } else {
+                const int sp = split_idx[off + c];
+                if (sp >= 0) {
+                    cnt = pool[sp].np;
+                    const int r = atomicAdd(&B.nrec, 1);
+                    if (r < EQC_BIG_RECS) {
+                        B.rec_c[r] = c;
+                        B.rec_i[r] = sp;
+                    }
+                } else {
+                    /* the block adds it */
+                    const int b = atomicAdd(&B.nbrk, 1);
+                    if (b < EQC_BIG_BREAKS)
+                        B.brk[b] = c;
+                }
+            }
+        }
+        if (c < nch)
+            B.at[c] = (unsigned short)cnt;
+    }
+    __syncthreads();
+    const int nbrk = B.nbrk, nrec = B.nrec;
+    if (nbrk > EQC_BIG_BREAKS || nrec > EQC_BIG_RECS) {
+        if (dbg && i == 0)
+            printf("bigchain nch %d c0 %d breaks %d recs %d: walk\n", nch, c0, nbrk, nrec);
+        return 0;
+    }
+    /* the places: thread i's stretch of R chunks in order, a block scan */
+    const int R = (nch + EQC_ORD_LANES - 1) / EQC_ORD_LANES;
+    const int lo = min(i * R, nch), hi = min(lo + R, nch);
+    int mine = 0;
+    for (int c = lo; c < hi; c++)
+        mine += B.at[c];
+    int steps;
+    int at = eqc_block_excl_isum(mine, &steps, &sh.ex);
+    if (steps > EQC_BIG_STEPS) {
+        if (dbg && i == 0)
+            printf("bigchain nch %d c0 %d breaks %d steps %d: walk\n", nch, c0, nbrk, steps);
+        return 0;
+    }
+    for (int c = lo; c < hi; c++) {
+        const int cnt = B.at[c];
+        B.at[c] = (unsigned short)at;
+        at += cnt;
+    }
+    if (dbg)
+        t1 = clock64();
+    if (i == 0) {
+        /* the chunks without a record in chunk order (a few) */
+        for (int a = 1; a < nbrk; a++)
+            for (int b = a; b > 0 && B.brk[b - 1] > B.brk[b]; b--) {
+                const int x = B.brk[b];
+                B.brk[b] = B.brk[b - 1];
+                B.brk[b - 1] = x;
+            }
+    }
+    __syncthreads();
+    /* the steps, each chunk's at its place: a segment's run by the thread
+     * of its chunk, a record's pieces by a warp (lane p piece p: one
+     * round of loads for the record) */
+    for (int c = i; c < nch; c += EQC_ORD_LANES) {
+        if (c < c0)
+            continue;
+        const int o = B.at[c], cnt = (c + 1 < nch ? B.at[c + 1] : steps) - o;
+        if (cnt == 0)
+            continue;
+        const int e = plan[off + c]; /* a segment of more chunks is planned */
+        if (e != EQ_ORD_NONE) {
+            EqOrdPiece q;
+            q.run = seg[off + c];
+            q.x = 0.0;
+            q.e = e;
+            q.start = 0;
+            B.prog[o] = q;
+        }
+    }
+    {
+        const int lane = i & 31;
+        for (int r = i >> 5; r < nrec; r += EQC_ORD_WARPS) {
+            const int c = B.rec_c[r], o = B.at[c];
+            const int np = (c + 1 < nch ? B.at[c + 1] : steps) - o; /* the record's pieces */
+            if (lane < np) {
+                EqOrdPiece q = pool[B.rec_i[r]].p[lane];
+                q.run = piece_run(q.run, lane, np, lie);
+                B.prog[o + lane] = q;
+            }
+        }
+    }
+    __syncthreads();
+    if (dbg)
+        t2 = clock64();
+    /* the stretches between the chunks without a record, each one chain */
+    double y = start;
+    int from = 0, ok = 1;
+    for (int b = 0; b <= nbrk; b++) {
+        const int to = b < nbrk ? B.at[B.brk[b]] : steps;
+        if (i < 32) {
+            double x = y;
+            const int good = eq_ord_walk_chain(&x, B.prog + from, to - from);
+            if (i == 0) {
+                B.y = x;
+                B.ok = good;
+            }
+        }
+        __syncthreads();
+        y = B.y;
+        ok = B.ok;
+        __syncthreads();
+        if (!ok)
+            break;
+        if (b < nbrk)
+            y = walk_rest(d, B.brk[b], y, 0, walk, sh.terms, &sh.ex, &sh.s);
+        from = to;
+    }
+    if (i == 0) {
+        if (ok && B.nrec)
+            atomicAdd(&counters[1], B.nrec);
+        if (ok)
+            atomicAdd(&counters[4], 1);
+        if (dbg) {
+            t3 = clock64();
+            printf("bigchain nch %d c0 %d breaks %d steps %d recs %d: %s; cycles %lld %lld %lld\n",
+                   nch, c0, nbrk, steps, B.nrec, ok ? "chain" : "failed", t1 - t0, t2 - t1,
+                   t3 - t2);
+        }
+    }
+    *sum = y;
+    return ok;
+}
+
 /* Per sum, the exact running sum from +0.0. Warp 0 first adds whole
  * aligned groups of EQC_ORD_SEG chunks (walk_groups: one segment run per
  * group, or a group of zero chunks), the records of the sum's first
@@ -1996,15 +2209,32 @@ __global__ void __launch_bounds__(EQC_ORD_LANES)
 ord_walk_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs, const EqOrdRun *seg,
                 const int *seg_len, const unsigned char *zero, const unsigned char *gzero,
                 const int *split_idx, const EqCudaSplit *pool,
-                int *counters, double *out, int none_plan, int walk, int lie)
+                int *counters, double *out, int none_plan, int walk, int lie,
+                const double *first_sum, int chain)
 {
     __shared__ WalkShared sh;
+    extern __shared__ __align__(16) unsigned char big_dyn[];
     const int s = blockIdx.x;
     pdl_wait();
     const EqcSumDesc d = t->d[s];
     const long long off = t->chunk_off[s], nch = t->chunk_off[s + 1] - off;
     const int i = threadIdx.x;
     double sum = 0.0;
+    const int most = chain == 2 ? EQC_BIG_CHUNKS : EQC_BIG_CHAIN_MAX;
+    if (chain && !none_plan && nch <= most) {
+        /* one chain (EQ_CUDA_BIGCHAIN_ENV), from the sum of the first
+         * chunk that the runs kernel added (first_sum: every sum's first
+         * chunk is planned term by term, its prefix +0.0 having no binade) */
+        const bool pre = d.n > 0 && plan[off] == EQ_ORD_NONE;
+        double y;
+        if (walk_big_chain(*reinterpret_cast<BigChainShared *>(big_dyn), sh, d, off, (int)nch,
+                           pre ? 1 : 0, pre ? first_sum[s] : 0.0, plan, seg, seg_len, zero,
+                           split_idx, pool, counters, lie, walk, chain == 2, &y)) {
+            if (i == 0)
+                out[d.out] = y;
+            return;
+        }
+    }
     static_assert(EQC_ORD_SEG <= EQC_ORD_LANES, "a thread per chunk of a group");
     if (!none_plan) {
         const long long ng = (nch + EQC_ORD_SEG - 1) / EQC_ORD_SEG;
@@ -2606,7 +2836,7 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
     const size_t arrays = EQC_READY_BYTES + (size_t)pool_cap * sizeof(EqCudaSplit) +
                           (size_t)total * (2 * sizeof(double) + 3 * sizeof(int) +
                                            2 * sizeof(EqOrdRun) + 1) +
-                          (size_t)nsums * sizeof(double) + 4 * sizeof(int) + (size_t)groups;
+                          (size_t)nsums * sizeof(double) + 5 * sizeof(int) + (size_t)groups;
     const size_t cross_at = (arrays + 15) / 16 * 16;
     const size_t need = cross ? cross_at + (size_t)total * sizeof(EqCudaCross) : arrays;
     {
@@ -2653,7 +2883,7 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
         int *seg_len = again + total;
         int *split_idx = seg_len + total;
         int *counters = split_idx + total;
-        unsigned char *zero = (unsigned char *)(counters + 4);
+        unsigned char *zero = (unsigned char *)(counters + 5);
         unsigned char *gzero = zero + total;
         EqCudaCross *xpool =
             cross ? (EqCudaCross *)((uint8_t *)cuda->scratch[scratch].ptr + cross_at) : NULL;
@@ -2672,6 +2902,12 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
          * two steps, 1 for each chunk's end (EQ_CUDA_FEDWALK_ENV) */
         const int fed =
             fused && eq_cuda_small_walk(most_chunks) ? cuda->fed_walk : 0;
+        /* the large walk as one chain (EQ_CUDA_BIGCHAIN_ENV): from the sum
+         * of each sum's first chunk, which the runs kernel adds */
+        const int big_chain =
+            !eq_cuda_small_walk(most_chunks) && !cuda->walk_none_plan ? cuda->big_chain : 0;
+        double *const big_first = big_chain ? first_sum : NULL;
+        cuda->last_big_chain = big_chain;
         if (fused) {
             /* chunk sums, plan, runs and split records in one kernel; its
              * counters are the table's, cleared by the copy above */
@@ -2708,7 +2944,7 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
              * formed again */
             ord_chunk_runs_kernel<1><<<rblocks, 32 * RUNS_WARPS, 0, stream>>>(
                 dt, prev, runs, rwarps, cuda->runs_no_fast, approx, zero, split_idx, pool, cap,
-                counters, per_sum, chunk_sum);
+                counters, per_sum, chunk_sum, big_first);
             EQC_CHECK_LAUNCH(cuda, "ord_chunk_runs_kernel");
             EQC_CHECK(cuda, EQC_SITE_LAUNCH,
                       plan_launch(most_chunks, 0, stream, dt, nsums, chunk_sum, plan, approx,
@@ -2740,7 +2976,8 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
             EQC_CHECK(cuda, EQC_SITE_LAUNCH,
                       launch_pdl(ord_chunk_runs_kernel<0>, rblocks, 32 * RUNS_WARPS, stream, dt,
                                  plan, runs, rwarps, cuda->runs_no_fast, approx, zero,
-                                 split_idx, pool, cap, counters, per_sum, chunk_sum));
+                                 split_idx, pool, cap, counters, per_sum, chunk_sum,
+                                 big_first));
         }
         if (eq_cuda_small_walk(most_chunks)) {
             /* the crossing forms' records: dynamic shared memory beyond
@@ -2768,11 +3005,19 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
             EQC_CHECK(cuda, EQC_SITE_LAUNCH,
                       launch_pdl(ord_segments_kernel, (unsigned)groups, EQC_ORD_SEG, stream, dt,
                                  plan, runs, zero, seg, seg_len, gzero));
+            if (big_chain && !cuda->big_chain_smem) {
+                EQC_CHECK(cuda, EQC_SITE_LAUNCH,
+                          cudaFuncSetAttribute(ord_walk_kernel,
+                                               cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               (int)sizeof(BigChainShared)));
+                cuda->big_chain_smem = 1;
+            }
             EQC_CHECK(cuda, EQC_SITE_LAUNCH,
-                      launch_pdl(ord_walk_kernel, (unsigned)nsums, EQC_ORD_LANES, stream, dt,
-                                 plan, runs, seg, seg_len, zero, gzero, split_idx, pool,
-                                 counters, dout, cuda->walk_none_plan, cuda->walk_mode,
-                                 cuda->walk_lie));
+                      launch_pdl_smem(ord_walk_kernel, (unsigned)nsums, EQC_ORD_LANES,
+                                      big_chain ? sizeof(BigChainShared) : 0, stream, dt, plan,
+                                      runs, seg, seg_len, zero, gzero, split_idx, pool, counters,
+                                      dout, cuda->walk_none_plan, cuda->walk_mode,
+                                      cuda->walk_lie, (const double *)big_first, big_chain));
         }
         if (fused)
             return 0; /* no plan kept (keep->valid is 0) */
@@ -2808,6 +3053,7 @@ extern "C" int eq_cuda_stage_ordsum(EqCuda *cuda, const EqCudaSumCase *cases, in
     int err = 0;
     const int none_plan = flags & EQ_CUDA_STAGE_SUM_NONE_PLAN;
     int runs_mode, reuse_mode, split_mode, fused_mode, fed_mode, chain_mode, cross_mode;
+    int big_chain_mode;
 
     if (ncases <= 0 || ncases > EQC_MAX_SUMS)
         return EQ_ERR_INVALID_ARGUMENT;
@@ -2860,6 +3106,8 @@ extern "C" int eq_cuda_stage_ordsum(EqCuda *cuda, const EqCudaSumCase *cases, in
     fed_mode = cuda->fed_walk;
     chain_mode = cuda->walk_chain;
     cuda->walk_chain = !!(flags & EQ_CUDA_STAGE_SUM_CHAIN);
+    big_chain_mode = cuda->big_chain;
+    cuda->big_chain = !!(flags & EQ_CUDA_STAGE_SUM_BIGCHAIN);
     cross_mode = cuda->cross_rec;
     cuda->cross_rec = !!(flags & EQ_CUDA_STAGE_SUM_CROSS);
     cuda->fed_walk = flags & EQ_CUDA_STAGE_SUM_FED       ? 2
@@ -2876,6 +3124,7 @@ extern "C" int eq_cuda_stage_ordsum(EqCuda *cuda, const EqCudaSumCase *cases, in
     cuda->fused_late = 0;
     cuda->fed_walk = fed_mode;
     cuda->walk_chain = chain_mode;
+    cuda->big_chain = big_chain_mode;
     cuda->cross_rec = cross_mode;
     if (err < 0)
         goto fail;
@@ -2914,11 +3163,11 @@ extern "C" int eq_cuda_stage_ordsum(EqCuda *cuda, const EqCudaSumCase *cases, in
         const EqcSumScratch *p = &cuda->last_sums;
         const size_t n = (size_t)p->total;
         /* the fused launch's counters are the table's 12; the others'
-         * the first 4 of the buffer's */
+         * the first 5 of the buffer's */
         int cnt[12] = { 0 };
         if (cuda->sum_mode == EQ_CUDA_SUM_EXACT) {
             EQC_CHECK(cuda, EQC_SITE_COPY,
-                      cudaMemcpy(cnt, p->counters, (p->cross ? 12 : 4) * sizeof(int),
+                      cudaMemcpy(cnt, p->counters, (p->cross ? 12 : 5) * sizeof(int),
                                  cudaMemcpyDeviceToHost));
         }
         partials->split_made = cnt[0];
@@ -2926,6 +3175,7 @@ extern "C" int eq_cuda_stage_ordsum(EqCuda *cuda, const EqCudaSumCase *cases, in
         partials->split_failed = cnt[2];
         partials->plan_reused = cuda->last_reused;
         partials->formed_again = cuda->last_reused ? cnt[3] : 0;
+        partials->big_chains = cuda->last_big_chain ? cnt[4] : 0;
         partials->cross_made = cnt[EQC_CNT_CROSS];
         partials->cross_early = cnt[EQC_CNT_CROSS_EARLY];
         partials->cross_applied = cnt[EQC_CNT_CROSS_APPLIED];

@@ -498,11 +498,28 @@ static void ordsum_small_and_lie(CkContext *ck, int kind, const EqCudaSumCase *c
     }
     *small += (long)schunks;
     char what[112];
+    /* (8) the whole launch with _LIE, its walk as one chain (_BIGCHAIN):
+     * each sum with a record fails its chain, and the walk goes group by
+     * group from +0.0 */
+    double bsums[16];
+    {
+        EqCudaSumPartials pb = partials_new(chunks + 1, 0, 0);
+        const int err = eq_cuda_stage_ordsum(
+            ck->cuda, cases, nc, EQ_CUDA_STAGE_SUM_LIE | EQ_CUDA_STAGE_SUM_BIGCHAIN, bsums, &pb);
+        if (err < 0)
+            ck_error(ck, "eq_cuda_stage_ordsum (lie, one chain)", err);
+        *failed += pb.split_failed;
+        partials_free(&pb);
+    }
     for (int i = 0; i < nc; i++) {
         const double want = eq_ordsum_loop(cases[i].x, cases[i].n, cases[i].stride, 0.0);
         snprintf(what, sizeof(what), "kind %d n %zu: sum, a poisoned piece in every split record",
                  kind, cases[i].n);
         ck_same(ck, what, &sums[2][i], &want, sizeof(double));
+        snprintf(what, sizeof(what),
+                 "kind %d n %zu: sum, a poisoned piece in every split record, one chain", kind,
+                 cases[i].n);
+        ck_same(ck, what, &bsums[i], &want, sizeof(double));
     }
     size_t c0 = 0;
     for (int k = 0; k < ns; k++) {
@@ -608,10 +625,11 @@ static void ck_ordsum_groups(CkContext *ck, uint64_t *rng)
                                  EQ_CUDA_TERM_X};
     /* --quick (compute-sanitizer): one whole group of 64 chunks and a
      * partial one, two fills */
-    static const size_t sizes[] = {1, 1023, 1025, 65536 + 77, 200003};
+    /* 300007 terms: 293 chunks a sum, the walk of larger launches */
+    static const size_t sizes[] = {1, 1023, 1025, 65536 + 77, 200003, 300007};
     static const int fills[] = {2, 7, 9, 12, 3};
     static const int quick_sizes[] = {0, 2, 3}, quick_fills[] = {0, 3};
-    const int nf = ck->quick ? 2 : 5, ns = ck->quick ? 3 : 5;
+    const int nf = ck->quick ? 2 : 5, ns = ck->quick ? 3 : 6;
     for (int fi = 0; fi < nf; fi++)
         for (int sj = 0; sj < ns; sj++) {
             const int f = ck->quick ? quick_fills[fi] : fi, si = ck->quick ? quick_sizes[sj] : sj;
@@ -625,14 +643,18 @@ static void ck_ordsum_groups(CkContext *ck, uint64_t *rng)
             /* m 0, 1: runs per group, per sum; 2, 3: the same with the
              * plan of a launch of 1.5 x reused (its chunk sums, formed in
              * the runs kernel from the terms in place, and so its plan,
-             * must be the fresh launch's) */
+             * must be the fresh launch's); the walk of larger launches as
+             * one chain (_BIGCHAIN: from the first chunks' sums that the
+             * runs kernel adds, each of its kind's terms) but in 3 */
             const size_t nch = eq_cuda_stage_ordsum_chunks(n);
             double *cs[2] = {malloc(7 * nch * sizeof(double)), malloc(7 * nch * sizeof(double))};
             int *pl[2] = {malloc(7 * nch * sizeof(int)), malloc(7 * nch * sizeof(int))};
             EqOrdRun *rs = malloc(7 * nch * sizeof(EqOrdRun)), *sg = malloc(7 * nch * sizeof(EqOrdRun));
             int *sl = malloc(7 * nch * sizeof(int));
             for (int m = 0; m < 4; m++) {
-                const int mapping = m & 1 ? EQ_CUDA_STAGE_SUM_RUNS_SUM : EQ_CUDA_STAGE_SUM_RUNS_GROUP;
+                const int mapping =
+                    (m & 1 ? EQ_CUDA_STAGE_SUM_RUNS_SUM : EQ_CUDA_STAGE_SUM_RUNS_GROUP) |
+                    (m < 3 ? EQ_CUDA_STAGE_SUM_BIGCHAIN : 0);
                 EqCudaSumPartials part = {.chunk_sum = cs[m >> 1], .plan = pl[m >> 1], .runs = rs,
                                           .seg = sg, .seg_len = sl};
                 int err = 0;
@@ -706,6 +728,7 @@ void ck_ordsum(CkContext *ck)
     const EqOrdLayout *lay = &eq_ordsum_default_layout;
     long plan_diff = 0, plan_total = 0, tie_chunks = 0, free_chunks = 0, tie_neg_chunks = 0;
     long split_made = 0, split_applied = 0, split_failed = 0, split_checked = 0;
+    long big_chains = 0;
     long reuse_again = 0, reuse_kept = 0, reuse_changed = 0;
     long lie_failed = 0, small_chunks = 0, fused_split = 0;
     CrossTally cross = { 0 };
@@ -747,7 +770,9 @@ void ck_ordsum(CkContext *ck)
          * other terms in the same layout (the terms times 1.5, launch 3)
          * reused: its chunks formed again where the plans differ, their
          * split records made by a block each for odd kinds, by a warp each
-         * for even ones */
+         * for even ones. 0 and 2 walk the launch (larger: 2051 chunks in
+         * its largest sum) as one chain where they can (_BIGCHAIN), 1
+         * group by group. */
         const int split_way =
             kind & 1 ? EQ_CUDA_STAGE_SUM_SPLIT_BLOCK : EQ_CUDA_STAGE_SUM_SPLIT_WARP;
         EqCudaSumPartials part[4];
@@ -773,9 +798,11 @@ void ck_ordsum(CkContext *ck)
             }
             if (err >= 0)
                 err = eq_cuda_stage_ordsum(ck->cuda, cases, nc,
-                                           r == 1   ? EQ_CUDA_STAGE_SUM_PAIRS
-                                           : r == 2 ? EQ_CUDA_STAGE_SUM_REUSE | split_way
-                                                    : 0,
+                                           r == 1 ? EQ_CUDA_STAGE_SUM_PAIRS
+                                           : r == 2
+                                               ? EQ_CUDA_STAGE_SUM_REUSE | split_way |
+                                                     EQ_CUDA_STAGE_SUM_BIGCHAIN
+                                               : EQ_CUDA_STAGE_SUM_BIGCHAIN,
                                            sums[r], &part[r]);
             if (err < 0) {
                 ck_error(ck, "eq_cuda_stage_ordsum", err);
@@ -914,6 +941,7 @@ void ck_ordsum(CkContext *ck)
         split_made += part[0].split_made;
         split_applied += part[0].split_applied;
         split_failed += part[0].split_failed;
+        big_chains += part[0].big_chains + part[2].big_chains;
         for (int r = 0; r < 4; r++)
             partials_free(&part[r]);
         for (int i = 0; i < nc; i++)
@@ -940,6 +968,13 @@ void ck_ordsum(CkContext *ck)
     {
         int used = split_made > 0 && split_applied > 0 && split_checked == split_made, one = 1;
         ck_same(ck, "split records were made, checked and applied", &used, &one, sizeof(int));
+    }
+    printf("  ordsum: %ld sums of larger launches walked as one chain (fast paths, plan "
+           "reused)\n",
+           big_chains);
+    {
+        int used = only || big_chains > 0, one = 1;
+        ck_same(ck, "sums of larger launches walked as one chain", &used, &one, sizeof(int));
     }
     printf("  ordsum: with a poisoned piece in every split record, %ld records handed to the "
            "block's exact add; %ld chunks walked by the walk of small launches; %ld split "
