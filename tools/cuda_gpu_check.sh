@@ -7,7 +7,8 @@
 #   tools/cuda_gpu_check.sh [steps]   steps: any of
 #       build kernels kernels-full errors parity parity-full fixtures memcheck racecheck
 #       bench bench-full bench4k threads upload mutation rates-device profile fedwalk fedbench ratios,
-#       trace (nsys timeline of a 4K SSIMULACRA2 frame, exact and tree),
+#       trace (nsys timeline of a 4K SSIMULACRA2 frame, exact and tree;
+#       needs nsys, which the GPU machine lacks),
 #       racecheck-ordsum
 #       racecheck-ssim-front racecheck-s2 (one stage of racecheck each), and kernels-plan
 #       parity-plan memcheck-plan bench-plan (the same with
@@ -415,8 +416,11 @@ PY
       # an nsys timeline of 4K SSIMULACRA2 frames (SZ: another size), exact
       # then tree: each kernel of the last frame with its start and end (us
       # from the frame's first kernel), duration, stream and grid, and the
-      # frame's span; which chain ends the frame. Written in session 35,
-      # not yet run on the GPU machine (no device could be started).
+      # frame's span; which chain ends the frame. Written in session 35;
+      # session 36 found no nsys on the GPU machine (its CUDA 13.0 holds
+      # ncu and compute-sanitizer alone), so there the step says so and
+      # goes on: take ncu's durations (profile) or the engine's debug
+      # lines (EXACTQUALITY_CUDA_BIGCHAIN=debug) instead.
       command -v nsys > /dev/null || { echo "trace: no nsys on this machine's PATH"; continue; }
       for mode in exact tree; do
         extra=; [ $mode = tree ] && extra=--tree
