@@ -1052,6 +1052,37 @@ EQ_HD static inline int eq_ord_walk_chain(double *s, const EqOrdPiece *p, int n)
 }
 
 /*
+ * A chain's steps p[0 .. n-1] with each stretch of consecutive run steps
+ * under one binade composed into one step, in place; returns the steps
+ * left. A crossing step ends a stretch and stays as it is. Composition is
+ * associative and a composed run's lowest and highest prefixes are its
+ * runs' own one after another, so its check passes exactly where each of
+ * theirs would, with the same sum; a sum inside a stretch that passes lies
+ * in its binade, so it is finite. eq_ord_walk_chain over the steps left
+ * therefore gives what it gives over all n: the same result and sum. The
+ * model of a composition before the device's large chain (docs/cuda.md,
+ * Open work, session 36: a segmented block scan of the same compositions,
+ * associative, so the same runs), held to the chain by test_ordsum.
+ */
+EQ_HD static inline int eq_ord_compose_chain(EqOrdPiece *p, int n)
+{
+    int out = 0, k;
+    for (k = 0; k < n; k++) {
+#if EQ_ORDSUM_MUTATION == 16
+        /* mutation: run steps composed whatever their binades */
+        const int join = out > 0 && p[k].e != EQ_ORD_CROSS && p[out - 1].e != EQ_ORD_CROSS;
+#else
+        const int join = out > 0 && p[k].e != EQ_ORD_CROSS && p[out - 1].e == p[k].e;
+#endif
+        if (join)
+            p[out - 1].run = eq_ord_compose(p[out - 1].run, p[k].run);
+        else
+            p[out++] = p[k];
+    }
+    return out;
+}
+
+/*
  * A chunk that crosses one binade, walked from lane runs under two binades
  * (docs/cuda.md, "Open work": a design for the device's split block, whose
  * record this is; not yet on the device). The chunk's terms x[0 .. n-1]

@@ -780,6 +780,7 @@ static void short_records(long rounds)
 static void chain_walks(long rounds)
 {
     long k, ok_n = 0, refused = 0, unfinite = 0, negative = 0, mismatches = 0;
+    long composed = 0, composed_ok = 0;
     for (k = 0; k < rounds; k++) {
         enum { MAXS = 40 };
         double x[MAXS * 16], s0, s, want_s, m;
@@ -810,6 +811,23 @@ static void chain_walks(long rounds)
             nonneg &= !signbit(s);
         }
         CHECK(want >= 0 || same_bits(s, want_s));
+        /* the same chain with its stretches of one binade composed
+         * (eq_ord_compose_chain): the same result and sum */
+        {
+            EqOrdPiece cc[MAXS];
+            double sc = s0, sw = s0;
+            int nc, gc, gw;
+            memcpy(cc, pc, (size_t)ns * sizeof(cc[0]));
+            nc = eq_ord_compose_chain(cc, ns);
+            gc = eq_ord_walk_chain(&sc, cc, nc);
+            gw = eq_ord_walk_chain(&sw, pc, ns);
+            if ((gc != gw || !same_bits(sc, sw)) && mismatches++ < 3)
+                printf("chain %ld: %d steps composed to %d, s0=%a: %d %a, uncomposed %d %a\n", k,
+                       ns, nc, s0, gc, sc, gw, sw);
+            CHECK(gc == gw && same_bits(sc, sw));
+            composed += ns - nc;
+            composed_ok += gc && nc < ns;
+        }
         s = s0;
         got = eq_ord_walk_chain(&s, pc, ns);
         if (got) {
@@ -829,9 +847,11 @@ static void chain_walks(long rounds)
         negative += want < 0 && finite && !nonneg;
     }
     printf("chains: %ld, %ld walked whole, %ld refused (%ld with a sum not finite, %ld with a "
-           "negative one, the rest with a failed check), %ld mismatches\n",
-           rounds, ok_n, refused, unfinite, negative, mismatches);
+           "negative one, the rest with a failed check), %ld mismatches; composed: %ld steps "
+           "fewer, %ld composed chains walked whole\n",
+           rounds, ok_n, refused, unfinite, negative, mismatches, composed, composed_ok);
     CHECK(ok_n > rounds / 8 && refused > rounds / 8 && unfinite > rounds / 1000);
+    CHECK(composed > rounds && composed_ok > rounds / 16);
 }
 
 /* Crossing chunks walked from lane runs under two binades
