@@ -215,8 +215,7 @@ extern "C" int eq_cuda_open(EqCuda **out, const EqSettings *settings, const EqLo
         const char *early = getenv(EQ_CUDA_EARLYWALK_ENV);
         cuda->early_walk = !(early && !strcmp(early, "off"));
         cuda->walk_chain = eq_cuda_walkchain_form(getenv(EQ_CUDA_WALKCHAIN_ENV));
-        const char *big = getenv(EQ_CUDA_BIGCHAIN_ENV);
-        cuda->big_chain = big && !strcmp(big, "debug") ? 2 : eq_cuda_walkchain_form(big);
+        cuda->big_chain = eq_cuda_bigchain_form(getenv(EQ_CUDA_BIGCHAIN_ENV));
         cuda->fed_walk = eq_cuda_fedwalk_form(getenv(EQ_CUDA_FEDWALK_ENV));
         cuda->cross_rec = eq_cuda_crossrec_form(getenv(EQ_CUDA_CROSSREC_ENV));
         const char *fwait = getenv(EQ_CUDA_FUSEDWAIT_ENV);

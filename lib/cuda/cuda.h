@@ -159,6 +159,12 @@ static inline int eq_cuda_small_walk(long long most_chunks)
  * and the walk prints a line per sum (its chunks, steps and records,
  * whether the chain held, and the cycles of its three parts). */
 #define EQ_CUDA_BIGCHAIN_ENV "EXACTQUALITY_CUDA_BIGCHAIN"
+/* Its forms: 1 ("on", the default: unset or any other value), 0 ("off"),
+ * 2 ("debug"). */
+static inline int eq_cuda_bigchain_form(const char *v)
+{
+    return v && !strcmp(v, "debug") ? 2 : !(v && !strcmp(v, "off"));
+}
 /* The small walk's forms a value of those two variables names: fed 2
  * ("two", the default: unset or any other value), 1 ("end") or 0 ("off");
  * chain 1 ("on", the default) or 0 ("off"). */

@@ -137,6 +137,8 @@ int main(void)
     CHECK(eq_cuda_fedwalk_form("end") == 1 && eq_cuda_fedwalk_form("off") == 0);
     CHECK(eq_cuda_walkchain_form(NULL) == 1 && eq_cuda_walkchain_form("on") == 1);
     CHECK(eq_cuda_walkchain_form("off") == 0);
+    CHECK(eq_cuda_bigchain_form(NULL) == 1 && eq_cuda_bigchain_form("on") == 1);
+    CHECK(eq_cuda_bigchain_form("off") == 0 && eq_cuda_bigchain_form("debug") == 2);
     CHECK(eq_cuda_crossrec_form(NULL) == 0 && eq_cuda_crossrec_form("on") == 1);
     CHECK(eq_cuda_crossrec_form("off") == 0);
     CHECK(fg_alloc(&r, &fmt, 64, 48, 3) == 0);
