@@ -616,20 +616,23 @@ static void ordsum_small_and_lie(CkContext *ck, int kind, const EqCudaSumCase *c
  * the term held where it can, x staged again where it cannot); with a warp
  * per chunk of each sum, every warp forms its own sum's terms from x. Each
  * sum must be the loop over its own terms, both ways. Seven kinds in an
- * order that takes every path. */
-static void ck_ordsum_groups(CkContext *ck, uint64_t *rng)
+ * order that takes every path. Returns the sums walked as one chain by
+ * the walk of larger launches. */
+static long ck_ordsum_groups(CkContext *ck, uint64_t *rng)
 {
     static const int kinds[7] = {EQ_CUDA_TERM_X,        EQ_CUDA_TERM_QUARTIC,
                                  EQ_CUDA_TERM_ARTIFACT, EQ_CUDA_TERM_ARTIFACT4,
                                  EQ_CUDA_TERM_DETAIL,   EQ_CUDA_TERM_DETAIL4,
                                  EQ_CUDA_TERM_X};
     /* --quick (compute-sanitizer): one whole group of 64 chunks and a
-     * partial one, two fills */
+     * partial one, and 293 chunks a sum (the large walk's chain, which no
+     * other launch of --quick takes), two fills */
     /* 300007 terms: 293 chunks a sum, the walk of larger launches */
     static const size_t sizes[] = {1, 1023, 1025, 65536 + 77, 200003, 300007};
     static const int fills[] = {2, 7, 9, 12, 3};
-    static const int quick_sizes[] = {0, 2, 3}, quick_fills[] = {0, 3};
-    const int nf = ck->quick ? 2 : 5, ns = ck->quick ? 3 : 6;
+    static const int quick_sizes[] = {0, 2, 3, 5}, quick_fills[] = {0, 3};
+    const int nf = ck->quick ? 2 : 5, ns = ck->quick ? 4 : 6;
+    long chained = 0;
     for (int fi = 0; fi < nf; fi++)
         for (int sj = 0; sj < ns; sj++) {
             const int f = ck->quick ? quick_fills[fi] : fi, si = ck->quick ? quick_sizes[sj] : sj;
@@ -676,6 +679,8 @@ static void ck_ordsum_groups(CkContext *ck, uint64_t *rng)
                     ck_error(ck, "eq_cuda_stage_ordsum (one plane)", err);
                     break;
                 }
+                if (m == 0 || m == 2)
+                    chained += part.big_chains;
                 for (int k = 0; k < 7; k++) {
                     char what[112];
                     for (size_t i = 0; i < n; i++)
@@ -712,6 +717,7 @@ static void ck_ordsum_groups(CkContext *ck, uint64_t *rng)
             free(x);
             free(t);
         }
+    return chained;
 }
 
 void ck_ordsum(CkContext *ck)
@@ -961,7 +967,7 @@ void ck_ordsum(CkContext *ck)
         ck_same(ck, "plan reused: chunks kept and chunks formed again", &both, &one,
                 sizeof(int));
     }
-    ck_ordsum_groups(ck, &rng);
+    big_chains += ck_ordsum_groups(ck, &rng);
     printf("  ordsum: split records %ld made (%ld checked against the host), %ld applied "
            "whole by the walk, %ld handed to the block's exact add part way\n",
            split_made, split_checked, split_applied, split_failed);
@@ -970,7 +976,7 @@ void ck_ordsum(CkContext *ck)
         ck_same(ck, "split records were made, checked and applied", &used, &one, sizeof(int));
     }
     printf("  ordsum: %ld sums of larger launches walked as one chain (fast paths, plan "
-           "reused)\n",
+           "reused, sums of one plane)\n",
            big_chains);
     {
         int used = only || big_chains > 0, one = 1;
