@@ -174,6 +174,17 @@ for s in $steps; do
       #  bigstart: the large chain starts from +0.0, not the first chunk's sum
       #  bigcount: the large chain is never taken (its count of sums must
       #    not be 0)
+      #  bigpair, bigbefore: the large chain's composition of the stretches
+      #    of one binade (compose_steps) leaves out, for a thread's second
+      #    step, its first; for its first, the threads' before it
+      #  bighead, biglast: that composition joins run steps of two binades
+      #    (a stretch's head not broken where the binade changes; the last
+      #    step of a stretch not seen where it does)
+      #  (no mutant for the large chain's places: bigplace, which gave the
+      #    upper half of each 16-byte word's pair its lower half's place, was
+      #    green in session 37: such steps were overwritten or left unwritten,
+      #    every such chain failed its checks, and the walk below took the
+      #    sum from +0.0, exact; docs/cuda.md, Open work)
       # and the blurs' (s2_blur_terms_kernel; lib/cuda/s2_blur_terms.cuh), red in the
       # ssimulacra2 stage of the harness:
       #  blurmargin: the row blurs leave out the margin's last row below the tile
@@ -232,11 +243,15 @@ for s in $steps; do
       mut chainseg 's/            if (len > 1 || kind == WALK_RUN)/            if (len > 2 || kind == WALK_RUN)/'
       mut bigok 's/                B.ok = good;/                B.ok = 1;/'
       mut bigbreak 's/            y = walk_rest(d, B.brk\[b\], y, 0, walk, sh.terms, \&sh.ex, \&sh.s);/            (void)0;/'
-      mut bigrec 's/                    cnt = pool\[sp\].np;/                    cnt = pool[sp].np - 1;/'
-      mut bigseg 's/        int cnt = lens\[k\] > 1;/        int cnt = lens[k] > 2;/'
+      mut bigrec 's/        B.at\[B.rec_c\[r\]\] = (unsigned short)pool\[B.rec_i\[r\]\].np;/        B.at[B.rec_c[r]] = (unsigned short)(pool[B.rec_i[r]].np - 1);/'
+      mut bigseg 's/        bool own = lens\[k\] > 1;/        bool own = lens[k] > 2;/'
       mut bigfirst 's/prewalk_chunk<8>(st, q.count)/prewalk_chunk<8>(st, q.count - 1)/'
       mut bigstart 's/pre ? 1 : 0, pre ? first_sum\[s\] : 0.0,/pre ? 1 : 0, 0.0,/'
-      mut bigcount 's/    if (chain \&\& !none_plan \&\& nch <= most) {/    if (0) {/'
+      mut bigcount 's/    if (chain \&\& !none_plan \&\& nch <= EQC_BIG_CHUNKS) {/    if (0) {/'
+      mut bigpair 's/    v\[1\] = eq_ord_seg_combine(v\[0\], v\[1\]);/    v[1] = v[1];/'
+      mut bigbefore 's/    v\[0\] = eq_ord_seg_combine(before, v\[0\]);/    v[0] = v[0];/'
+      mut bighead 's/        v\[j\].head = !in || cross || pe == EQ_ORD_CROSS || pe != q\[j\].e;/        v[j].head = !in || cross || pe == EQ_ORD_CROSS;/'
+      mut biglast 's/        last\[j\] = in \&\& (cross || ne == EQ_ORD_CROSS || ne != q\[j\].e);/        last[j] = in \&\& (cross || ne == EQ_ORD_CROSS);/'
       # crossing records (EQ_CUDA_CROSSREC_ENV, session 27; crosslane and
       # crossok in the header, below): a record formed before the wait kept
       # whatever its binade; no binade kept for the next launch (none formed

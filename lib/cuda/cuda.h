@@ -146,16 +146,18 @@ static inline int eq_cuda_small_walk(long long most_chunks)
  * alone. The same bits each way. */
 #define EQ_CUDA_WALKCHAIN_ENV "EXACTQUALITY_CUDA_WALKCHAIN"
 /* "on" (the default since session 36; "off": the walk below alone): the
- * walk of larger launches (ord_walk_kernel) takes a sum of at most 4096
- * chunks as one chain too. The runs kernel adds each sum's first chunk
- * (planned term by term: its prefix +0.0 has no binade) by the loop's own
- * adds; the walk places every segment's run and every split record's
- * piece of the sum in order at once, then applies them as the small
- * walk's chain does. A chunk planned term by term without a split record
- * (an early chunk that crosses many binades) is added by the block between
- * two stretches of the chain. Where the chain fails (too many steps, a
- * failed check), the walk goes group by group from +0.0 as before. The
- * same bits each way. "debug": as "on", for sums of up to 8192 chunks,
+ * walk of larger launches (ord_walk_kernel) takes a sum of at most 8192
+ * chunks (4096 in session 36; 4K's first scale has 8100) as one chain
+ * too. The runs kernel adds each sum's first chunk (planned term by term:
+ * its prefix +0.0 has no binade) by the loop's own adds; the walk places
+ * every segment's run and every split record's piece of the sum in order
+ * at once, composes each stretch of run steps under one binade into one
+ * step (eq_cuda_stage_ord_compose), then applies them as the small walk's
+ * chain does. A chunk planned term by term without a split record (an
+ * early chunk that crosses many binades) is added by the block between
+ * two stretches of the chain (and the steps are then not composed). Where
+ * the chain fails (too many steps, a failed check), the walk goes group by
+ * group from +0.0 as before. The same bits each way. "debug": as "on",
  * and the walk prints a line per sum (its chunks, steps and records,
  * whether the chain held, and the cycles of its three parts). */
 #define EQ_CUDA_BIGCHAIN_ENV "EXACTQUALITY_CUDA_BIGCHAIN"
@@ -414,6 +416,17 @@ typedef struct EqCudaSumPartials {
 size_t eq_cuda_stage_ordsum_chunks(size_t n);
 int eq_cuda_stage_ordsum(EqCuda *cuda, const EqCudaSumCase *cases, int ncases, int flags,
                          double *sums, EqCudaSumPartials *partials);
+
+/* The large walk's composition of its chain (EQ_CUDA_BIGCHAIN_ENV): chain b
+ * of nchains, its n[b] steps (at most EQ_CUDA_COMPOSE_STEPS) at
+ * steps + b EQ_CUDA_COMPOSE_STEPS, each stretch of run steps under one
+ * binade composed into one step by a block of the device, as
+ * eq_ord_compose_chain does on the host; out (the same layout) gets the
+ * steps left, nout[b] their count. A composed step's run and binade are
+ * the host's; its x and start are its stretch's last step's. */
+#define EQ_CUDA_COMPOSE_STEPS 512
+int eq_cuda_stage_ord_compose(EqCuda *cuda, const EqOrdPiece *steps, const int *n, int nchains,
+                              EqOrdPiece *out, int *nout);
 
 #ifdef __cplusplus
 }

@@ -1800,6 +1800,13 @@ static_assert(EQC_STEP_CROSSREC != EQ_ORD_CROSS && EQC_STEP_CROSSREC < EQ_ORD_EM
 
 enum { WALK_ZERO, WALK_RUN, WALK_RECORD, WALK_BLOCK };
 
+/* One chunk's records as values, for walk_kind(v, 0) (the large walk's
+ * chain, which loads them from global memory at once) */
+struct ChunkVals {
+    unsigned char zero[1];
+    int plan[1], split[1];
+};
+
 template <typename Sh>
 static __device__ __forceinline__ int walk_kind(const Sh &sh, int k)
 {
@@ -2002,26 +2009,96 @@ static __device__ double walk_rest(const EqcSumDesc &d, long long c, double sum,
  * In dynamic shared memory: the steps; per chunk its count of steps, then
  * the place of its first; the chunks without a record, in order. */
 #define EQC_BIG_CHUNKS 8192
-/* sums of more chunks (4K's scale 0: 8100) take the walk below: the
- * chain made the H100's 4K SSIMULACRA2 scale 0 walk slower (61 -> 75 us
- * under ncu) where it made scales 1.. faster (50 -> 33 us; session 36).
- * Every chain held there; its three parts took up to 25k, 44k and 54k
- * cycles at 8100 chunks (placing, copying the steps, the walk of about
- * 200 steps: some 270 cycles a step), 14k, 16k and 28k at 2025.
- * EQ_CUDA_BIGCHAIN_ENV "debug" takes them as one chain too. */
-#define EQC_BIG_CHAIN_MAX 4096
+/* Session 36 took only sums of at most 4096 chunks: at 8100 (4K's scale
+ * 0) the chain's three parts took up to 25k, 44k and 54k cycles (placing,
+ * copying the steps, the walk of about 200 steps), slower than the walk
+ * below. With the steps of one binade composed before the walk (some 200
+ * become 40) and the places formed from 16-byte words, it is faster there
+ * too (session 37). */
 #define EQC_BIG_STEPS 512
 #define EQC_BIG_BREAKS 8
 #define EQC_BIG_RECS 128
 #define EQC_BIG_PER (EQC_BIG_CHUNKS / EQC_ORD_LANES)
 struct BigChainShared {
     EqOrdPiece prog[EQC_BIG_STEPS];
-    unsigned short at[EQC_BIG_CHUNKS];
+    __align__(16) unsigned short at[EQC_BIG_CHUNKS]; /* read as 16-byte words */
     int brk[EQC_BIG_BREAKS];
     int rec_c[EQC_BIG_RECS], rec_i[EQC_BIG_RECS]; /* the chunks with a record, its index */
+    int step_c[EQC_BIG_STEPS]; /* the chunks with a step of their own (a segment's run) */
     double y;
-    int ok, nrec, nbrk;
+    int ok, nrec, nbrk, nstep;
 };
+
+/* The chain's steps prog[0 .. steps-1] composed in place, as
+ * eq_ord_compose_chain composes them: each stretch of consecutive run
+ * steps under one binade (a crossing term's step ends and starts one)
+ * becomes one step, its runs composed in order. Thread i takes steps 2i
+ * and 2i + 1 (EQC_BIG_STEPS is twice the block: one round, no stretch
+ * carried from a round before), a segmented block scan composes the
+ * threads' pairs in order, and each stretch's last step takes its
+ * stretch's composition. Composition is associative and a composed run's
+ * lowest and highest prefixes are those of its runs one after another, so
+ * its check passes exactly where each of theirs would, with the same sum
+ * (walk_groups composes whole groups so); a sum inside a stretch lies in
+ * its binade, so it is finite. Returns the steps left. Every thread calls
+ * it. */
+static __device__ int compose_steps(EqOrdPiece *prog, EqcExactShared *ex, int steps)
+{
+    static_assert(EQC_BIG_STEPS == 2 * EQC_ORD_LANES, "two steps a thread");
+    EqOrdPiece q[2];
+    EqOrdSegRun v[2];
+    bool last[2];
+    /* every read before the scans' barriers, every write after them (a
+     * step goes to a place at most its own) */
+#pragma unroll
+    for (int j = 0; j < 2; j++) {
+        const int k = 2 * (int)threadIdx.x + j;
+        const bool in = k < steps;
+        q[j].e = EQ_ORD_CROSS;
+        if (in)
+            q[j] = prog[k];
+        const int pe = k > 0 && in ? prog[k - 1].e : EQ_ORD_CROSS;
+        const int ne = k + 1 < steps ? prog[k + 1].e : EQ_ORD_CROSS;
+        const bool cross = q[j].e == EQ_ORD_CROSS;
+        v[j].run = in && !cross ? q[j].run : eq_ord_empty();
+        v[j].head = !in || cross || pe == EQ_ORD_CROSS || pe != q[j].e;
+        last[j] = in && (cross || ne == EQ_ORD_CROSS || ne != q[j].e);
+    }
+    const EqOrdSegRun before = eqc_block_excl_seg(eq_ord_seg_combine(v[0], v[1]), ex);
+    v[0] = eq_ord_seg_combine(before, v[0]);
+    v[1] = eq_ord_seg_combine(v[0], v[1]);
+    int total;
+    int pos = eqc_block_excl_isum((int)last[0] + (int)last[1], &total, ex);
+#pragma unroll
+    for (int j = 0; j < 2; j++)
+        if (last[j]) {
+            if (q[j].e != EQ_ORD_CROSS)
+                q[j].run = v[j].run;
+            prog[pos++] = q[j];
+        }
+    __syncthreads();
+    return total;
+}
+
+/* compose_steps alone (eq_cuda_stage_ord_compose, the harness): block b
+ * composes chain b, its n[b] steps at in + b EQC_BIG_STEPS, into the same
+ * place of out; nout[b], the steps left. */
+__global__ void __launch_bounds__(EQC_ORD_LANES)
+ord_compose_kernel(const EqOrdPiece *in, const int *n, EqOrdPiece *out, int *nout)
+{
+    __shared__ EqOrdPiece prog[EQC_BIG_STEPS];
+    __shared__ EqcExactShared ex;
+    const size_t at = (size_t)blockIdx.x * EQC_BIG_STEPS;
+    const int steps = n[blockIdx.x];
+    for (int k = threadIdx.x; k < steps; k += EQC_ORD_LANES)
+        prog[k] = in[at + k];
+    __syncthreads();
+    const int left = compose_steps(prog, &ex, steps);
+    for (int k = threadIdx.x; k < left; k += EQC_ORD_LANES)
+        out[at + k] = prog[k];
+    if (threadIdx.x == 0)
+        nout[blockIdx.x] = left;
+}
 
 /* The large walk's sum s as one chain, by the whole block: chunk c's steps
  * (a segment of more than one chunk: its run; a segment of one chunk:
@@ -2048,6 +2125,7 @@ static __device__ int walk_big_chain(BigChainShared &B, WalkShared &sh, const Eq
     if (i == 0) {
         B.nrec = 0;
         B.nbrk = 0;
+        B.nstep = 0;
     }
     __syncthreads();
     /* every chunk's segment length at once (one round of loads); a
@@ -2062,43 +2140,63 @@ static __device__ int walk_big_chain(BigChainShared &B, WalkShared &sh, const Eq
 #pragma unroll
     for (int k = 0; k < EQC_BIG_PER; k++) {
         const int c = i + k * EQC_ORD_LANES;
-        int cnt = lens[k] > 1;
-        if (lens[k] == 1 && !zero[off + c]) {
-            if (plan[off + c] != EQ_ORD_NONE) {
-                cnt = 1;
-            } else {
-                const int sp = split_idx[off + c];
-                if (sp >= 0) {
-                    cnt = pool[sp].np;
-                    const int r = atomicAdd(&B.nrec, 1);
-                    if (r < EQC_BIG_RECS) {
-                        B.rec_c[r] = c;
-                        B.rec_i[r] = sp;
-                    }
-                } else {
-                    /* the block adds it */
-                    const int b = atomicAdd(&B.nbrk, 1);
-                    if (b < EQC_BIG_BREAKS)
-                        B.brk[b] = c;
+        int cnt = 0;
+        bool own = lens[k] > 1; /* a step of its own: a segment's run */
+        if (lens[k] == 1) {
+            /* the three loads at once (one round), then walk_kind's rules
+             * as the walk below takes the chunk */
+            const ChunkVals v = { { zero[off + c] }, { plan[off + c] }, { split_idx[off + c] } };
+            const int kind = walk_kind(v, 0), sp = v.split[0];
+            if (kind == WALK_RUN) {
+                own = true;
+            } else if (kind == WALK_RECORD) {
+                /* its count of pieces below, for all records at once */
+                const int r = atomicAdd(&B.nrec, 1);
+                if (r < EQC_BIG_RECS) {
+                    B.rec_c[r] = c;
+                    B.rec_i[r] = sp;
                 }
+            } else if (kind == WALK_BLOCK) {
+                /* the block adds it */
+                const int b = atomicAdd(&B.nbrk, 1);
+                if (b < EQC_BIG_BREAKS)
+                    B.brk[b] = c;
             }
         }
-        if (c < nch)
-            B.at[c] = (unsigned short)cnt;
+        if (own) {
+            cnt = 1;
+            const int q = atomicAdd(&B.nstep, 1);
+            if (q < EQC_BIG_STEPS)
+                B.step_c[q] = c;
+        }
+        B.at[c] = (unsigned short)cnt; /* 0 past nch */
     }
     __syncthreads();
-    const int nbrk = B.nbrk, nrec = B.nrec;
-    if (nbrk > EQC_BIG_BREAKS || nrec > EQC_BIG_RECS) {
+    const int nbrk = B.nbrk, nrec = B.nrec, nstep = B.nstep;
+    if (nbrk > EQC_BIG_BREAKS || nrec > EQC_BIG_RECS || nstep > EQC_BIG_STEPS) {
         if (dbg && i == 0)
-            printf("bigchain nch %d c0 %d breaks %d recs %d: walk\n", nch, c0, nbrk, nrec);
+            printf("bigchain nch %d c0 %d breaks %d recs %d runs %d: walk\n", nch, c0, nbrk,
+                   nrec, nstep);
         return 0;
     }
-    /* the places: thread i's stretch of R chunks in order, a block scan */
-    const int R = (nch + EQC_ORD_LANES - 1) / EQC_ORD_LANES;
-    const int lo = min(i * R, nch), hi = min(lo + R, nch);
+    for (int r = i; r < nrec; r += EQC_ORD_LANES)
+        B.at[B.rec_c[r]] = (unsigned short)pool[B.rec_i[r]].np;
+    __syncthreads();
+    /* the places: thread i's 32 chunks 32 i .. 32 i + 31 in order (four
+     * 16-byte words of B.at, every chunk's count written above, 0 past
+     * nch), a block scan */
+    static_assert(EQC_BIG_PER == 32, "a thread's chunks are four words of B.at");
+    uint4 *const atw = reinterpret_cast<uint4 *>(B.at) + 4 * i;
+    uint4 w[4];
     int mine = 0;
-    for (int c = lo; c < hi; c++)
-        mine += B.at[c];
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+        w[j] = atw[j];
+        const unsigned u[4] = { w[j].x, w[j].y, w[j].z, w[j].w };
+#pragma unroll
+        for (int h = 0; h < 4; h++)
+            mine += (int)(u[h] & 0xffffu) + (int)(u[h] >> 16);
+    }
     int steps;
     int at = eqc_block_excl_isum(mine, &steps, &sh.ex);
     if (steps > EQC_BIG_STEPS) {
@@ -2106,10 +2204,17 @@ static __device__ int walk_big_chain(BigChainShared &B, WalkShared &sh, const Eq
             printf("bigchain nch %d c0 %d breaks %d steps %d: walk\n", nch, c0, nbrk, steps);
         return 0;
     }
-    for (int c = lo; c < hi; c++) {
-        const int cnt = B.at[c];
-        B.at[c] = (unsigned short)at;
-        at += cnt;
+    /* each count replaced by its chunk's place (at most EQC_BIG_STEPS) */
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+        unsigned u[4] = { w[j].x, w[j].y, w[j].z, w[j].w };
+#pragma unroll
+        for (int h = 0; h < 4; h++) {
+            const unsigned a = (unsigned)at, b = a + (u[h] & 0xffffu);
+            at = (int)(b + (u[h] >> 16));
+            u[h] = a | b << 16;
+        }
+        atw[j] = make_uint4(u[0], u[1], u[2], u[3]);
     }
     if (dbg)
         t1 = clock64();
@@ -2123,24 +2228,19 @@ static __device__ int walk_big_chain(BigChainShared &B, WalkShared &sh, const Eq
             }
     }
     __syncthreads();
-    /* the steps, each chunk's at its place: a segment's run by the thread
-     * of its chunk, a record's pieces by a warp (lane p piece p: one
-     * round of loads for the record) */
-    for (int c = i; c < nch; c += EQC_ORD_LANES) {
-        if (c < c0)
-            continue;
-        const int o = B.at[c], cnt = (c + 1 < nch ? B.at[c + 1] : steps) - o;
-        if (cnt == 0)
-            continue;
-        const int e = plan[off + c]; /* a segment of more chunks is planned */
-        if (e != EQ_ORD_NONE) {
-            EqOrdPiece q;
-            q.run = seg[off + c];
-            q.x = 0.0;
-            q.e = e;
-            q.start = 0;
-            B.prog[o] = q;
-        }
+    /* the steps, each chunk's at its place: a segment's run by a thread
+     * of the list of such chunks (spread over the block: the groups'
+     * first chunks would all fall on four threads of a chunk-strided
+     * loop), a record's pieces by a warp (lane p piece p: one round of
+     * loads for the record) */
+    for (int r = i; r < nstep; r += EQC_ORD_LANES) {
+        const int c = B.step_c[r];
+        EqOrdPiece q;
+        q.run = seg[off + c];
+        q.x = 0.0;
+        q.e = plan[off + c]; /* a segment of more chunks is planned */
+        q.start = 0;
+        B.prog[B.at[c]] = q;
     }
     {
         const int lane = i & 31;
@@ -2155,6 +2255,10 @@ static __device__ int walk_big_chain(BigChainShared &B, WalkShared &sh, const Eq
         }
     }
     __syncthreads();
+    /* without a chunk that the block adds, the stretches of one binade
+     * composed first (about 200 steps of a 4K sum become 40) */
+    if (nbrk == 0)
+        steps = compose_steps(B.prog, &sh.ex, steps);
     if (dbg)
         t2 = clock64();
     /* the stretches between the chunks without a record, each one chain */
@@ -2220,8 +2324,7 @@ ord_walk_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs, con
     const long long off = t->chunk_off[s], nch = t->chunk_off[s + 1] - off;
     const int i = threadIdx.x;
     double sum = 0.0;
-    const int most = chain == 2 ? EQC_BIG_CHUNKS : EQC_BIG_CHAIN_MAX;
-    if (chain && !none_plan && nch <= most) {
+    if (chain && !none_plan && nch <= EQC_BIG_CHUNKS) {
         /* one chain (EQ_CUDA_BIGCHAIN_ENV), from the sum of the first
          * chunk that the runs kernel added (first_sum: every sum's first
          * chunk is planned term by term, its prefix +0.0 having no binade) */
@@ -3216,5 +3319,49 @@ extern "C" int eq_cuda_stage_ordsum(EqCuda *cuda, const EqCudaSumCase *cases, in
 fail:
     cudaStreamSynchronize(cuda->stream);
     (void)cudaGetLastError();
+    return err;
+}
+
+static_assert(EQ_CUDA_COMPOSE_STEPS == EQC_BIG_STEPS, "the harness's chains are the large chain's");
+
+extern "C" int eq_cuda_stage_ord_compose(EqCuda *cuda, const EqOrdPiece *steps, const int *n,
+                                         int nchains, EqOrdPiece *out, int *nout)
+{
+    int err = 0;
+    if (!steps || !n || !out || !nout || nchains <= 0 || nchains > 65535)
+        return EQ_ERR_INVALID_ARGUMENT;
+    for (int b = 0; b < nchains; b++)
+        if (n[b] < 0 || n[b] > EQC_BIG_STEPS)
+            return EQ_ERR_INVALID_ARGUMENT;
+    const size_t ps = (size_t)nchains * EQC_BIG_STEPS * sizeof(EqOrdPiece);
+    const size_t is = ((size_t)nchains * sizeof(int) + 255) / 256 * 256;
+    EQC_CHECK(cuda, EQC_SITE_OTHER, cudaSetDevice(cuda->device));
+    if ((err = eqc_buf_reserve(cuda, &cuda->scratch[EQC_SCRATCH_STAGE], 2 * ps + 2 * is)) < 0)
+        return err;
+    {
+        uint8_t *base = (uint8_t *)cuda->scratch[EQC_SCRATCH_STAGE].ptr;
+        EqOrdPiece *din = (EqOrdPiece *)base, *dout = (EqOrdPiece *)(base + ps);
+        int *dn = (int *)(base + 2 * ps), *dleft = (int *)(base + 2 * ps + is);
+        EQC_CHECK(cuda, EQC_SITE_COPY,
+                  cudaMemcpyAsync(din, steps, ps, cudaMemcpyHostToDevice, cuda->stream));
+        EQC_CHECK(cuda, EQC_SITE_COPY,
+                  cudaMemcpyAsync(dn, n, (size_t)nchains * sizeof(int), cudaMemcpyHostToDevice,
+                                  cuda->stream));
+        /* poison: every step kept and every count must be written */
+        EQC_CHECK(cuda, EQC_SITE_OTHER, cudaMemsetAsync(dout, 0xff, ps, cuda->stream));
+        EQC_CHECK(cuda, EQC_SITE_OTHER, cudaMemsetAsync(dleft, 0xff, is, cuda->stream));
+        ord_compose_kernel<<<(unsigned)nchains, EQC_ORD_LANES, 0, cuda->stream>>>(din, dn, dout,
+                                                                                 dleft);
+        EQC_CHECK_LAUNCH(cuda, "ord_compose_kernel");
+        EQC_CHECK(cuda, EQC_SITE_COPY,
+                  cudaMemcpyAsync(out, dout, ps, cudaMemcpyDeviceToHost, cuda->stream));
+        EQC_CHECK(cuda, EQC_SITE_COPY,
+                  cudaMemcpyAsync(nout, dleft, (size_t)nchains * sizeof(int),
+                                  cudaMemcpyDeviceToHost, cuda->stream));
+        EQC_CHECK(cuda, EQC_SITE_OTHER, cudaStreamSynchronize(cuda->stream));
+    }
+    return 0;
+fail:
+    (void)cudaStreamSynchronize(cuda->stream);
     return err;
 }

@@ -610,6 +610,92 @@ static void ordsum_small_and_lie(CkContext *ck, int kind, const EqCudaSumCase *c
     ordsum_cross(ck, kind, sc, ns, schunks, ct);
 }
 
+/* The large walk's composition of its chain (eq_cuda_stage_ord_compose)
+ * against eq_ord_compose_chain: random chains of up to 512 steps (every
+ * length at the block's edges among them), crossing steps now and then,
+ * and the binade of the run steps changing at a chain's own rate, now
+ * and then without a crossing step between (as a wrong plan gives); each
+ * chain's steps left, and each one's binade and run (a crossing step's
+ * term), must be the host's. */
+static void ck_ordsum_compose(CkContext *ck, uint64_t *rng)
+{
+    enum { N = EQ_CUDA_COMPOSE_STEPS };
+    static const int fixed[] = {1, 2, 3, 255, 256, 257, 510, 511, 512};
+    const int nch = ck->quick ? 12 : 96, nfixed = (int)(sizeof(fixed) / sizeof(fixed[0]));
+    EqOrdPiece *in = malloc((size_t)nch * N * sizeof(EqOrdPiece));
+    EqOrdPiece *got = malloc((size_t)nch * N * sizeof(EqOrdPiece));
+    EqOrdPiece *want = malloc((size_t)nch * N * sizeof(EqOrdPiece));
+    int *n = malloc((size_t)nch * sizeof(int)), *left = malloc((size_t)nch * sizeof(int));
+    long fewer = 0, crossing = 0;
+    memset(in, 0, (size_t)nch * N * sizeof(EqOrdPiece));
+    for (int b = 0; b < nch; b++) {
+        /* the chance in 64 of a crossing step, and of a new binade */
+        const int cross = (int)(fg_splitmix(rng) % 8), change = 1 + (int)(fg_splitmix(rng) % 12);
+        int e = (int)(fg_splitmix(rng) % 21) - 10;
+        n[b] = b < nfixed ? fixed[b] : 1 + (int)(fg_splitmix(rng) % N);
+        for (int k = 0; k < n[b]; k++) {
+            EqOrdPiece *q = &in[(size_t)b * N + k];
+            const int r = (int)(fg_splitmix(rng) % 64);
+            q->start = k;
+            if (r < cross) {
+                q->e = EQ_ORD_CROSS;
+                q->x = ldexp(uniform(rng) + 1.0, e + 1);
+                q->run = eq_ord_empty();
+                e += fg_splitmix(rng) % 4 ? 1 : -1;
+                crossing++;
+                continue;
+            }
+            if (r < cross + change)
+                e += fg_splitmix(rng) % 2 ? 1 : -1;
+            q->e = e;
+            q->x = 0.0;
+            for (int p = 0; p < 2; p++) {
+                q->run.d[p] = (int64_t)(fg_splitmix(rng) % 2001) - 1000;
+                q->run.lo[p] = -(int64_t)(fg_splitmix(rng) % 4096);
+                q->run.hi[p] = (int64_t)(fg_splitmix(rng) % 4096);
+            }
+        }
+    }
+    memcpy(want, in, (size_t)nch * N * sizeof(EqOrdPiece));
+    int err = eq_cuda_stage_ord_compose(ck->cuda, in, n, nch, got, left);
+    if (err < 0) {
+        ck_error(ck, "eq_cuda_stage_ord_compose", err);
+    } else {
+        for (int b = 0; b < nch; b++) {
+            char what[96];
+            const int w = eq_ord_compose_chain(want + (size_t)b * N, n[b]);
+            fewer += n[b] - w;
+            snprintf(what, sizeof(what), "large chain composed: chain %d of %d steps, steps left",
+                     b, n[b]);
+            if (!ck_same(ck, what, &left[b], &w, sizeof(int)))
+                continue;
+            int bad = 0;
+            for (int k = 0; k < w; k++) {
+                const EqOrdPiece *g = &got[(size_t)b * N + k], *h = &want[(size_t)b * N + k];
+                bad += g->e != h->e ||
+                       (h->e == EQ_ORD_CROSS ? memcmp(&g->x, &h->x, sizeof(double)) != 0
+                                             : memcmp(&g->run, &h->run, sizeof(EqOrdRun)) != 0);
+            }
+            const int zero = 0;
+            snprintf(what, sizeof(what), "large chain composed: chain %d of %d steps, steps differ",
+                     b, n[b]);
+            ck_same(ck, what, &bad, &zero, sizeof(int));
+        }
+    }
+    printf("  ordsum: %d chains composed as the large walk does (%ld crossing steps), %ld "
+           "steps fewer\n",
+           nch, crossing, fewer);
+    {
+        int used = fewer > nch && crossing > 0, one = 1;
+        ck_same(ck, "large chains composed", &used, &one, sizeof(int));
+    }
+    free(in);
+    free(got);
+    free(want);
+    free(n);
+    free(left);
+}
+
 /* Sums of one plane (as SSIMULACRA2 sends six sums of two planes): with a
  * warp per chunk of the plane group, the launch stages each chunk once for
  * the sums of the plane, forms each sum's terms in place (the quartic of
@@ -968,6 +1054,7 @@ void ck_ordsum(CkContext *ck)
                 sizeof(int));
     }
     big_chains += ck_ordsum_groups(ck, &rng);
+    ck_ordsum_compose(ck, &rng);
     printf("  ordsum: split records %ld made (%ld checked against the host), %ld applied "
            "whole by the walk, %ld handed to the block's exact add part way\n",
            split_made, split_checked, split_applied, split_failed);
