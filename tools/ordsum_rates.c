@@ -51,7 +51,10 @@
  * split_chunk forms them), how many the block's fast path would take
  * (every run term eq_ord_rising_term's OK or TIE, at most 16 TIE; a launch
  * splits by a block up to 2048 chunks, by a warp beyond), their pieces,
- * those with a negative term, and the chunks of more pieces. REF and DIST
+ * those with a negative term, and the chunks of more pieces. --chain adds
+ * a table of the larger launches' walk as one chain (chain_model, the
+ * device's walk_big_chain): the sums it holds for, each held to the loop,
+ * and its steps before and after composing. REF and DIST
  * `bench` score tools/bench_cuda's generated pairs instead of files. Exit status 0 when every sum agrees, 1 when any differs
  * (each difference is printed with its frame, metric, kind, scale and
  * channel), 2 on usage or I/O errors.
@@ -108,6 +111,12 @@ typedef struct Tally {
     size_t sp_stale_tried, sp_stale_whole;
     /* with model_cross: crossing records walked whole, handed to the block */
     size_t xr_whole, xr_failed;
+    /* the large walk as one chain (chain_model; sums of larger launches):
+     * sums tried, held, given up before the walk (over its limits), failed
+     * a check; steps before and after composing, their largest; the chunks
+     * the block added between stretches */
+    size_t ch_tried, ch_held, ch_over, ch_failed, ch_steps, ch_left, ch_steps_max, ch_left_max,
+        ch_breaks;
     /* the sums themselves: mean (sum / n) range, negative sums */
     double mean_lo, mean_hi;
     size_t negative;
@@ -291,6 +300,7 @@ static size_t prev_nch;
  * 4 sums; float_ms_ssim's 15; SSIMULACRA2's 18 of scale 0, and those of
  * scales 1.. in a second launch. */
 static int launch_fused; /* the sums measured next are in a fused launch */
+static size_t fused_sums;  /* the sums measured in fused launches */
 /* ... and walked by ord_walk_small_kernel (every sum at most
  * EQ_CUDA_FUSED_SUM_CHUNKS chunks, fused or not), whose lean records
  * (branch s24walk) read a record of more than EQ_ORD_SHORT_PIECES pieces
@@ -593,6 +603,113 @@ static double device_walk(const double *x, size_t n, const int *plan, const EqOr
     return sum;
 }
 
+/* The large walk as one chain (walk_big_chain, lib/cuda/ordsum.cu; every
+ * sum of a launch that the small walk does not take, up to EQC_BIG_CHUNKS
+ * chunks): from the sum of the first chunk added by the loop's adds (the
+ * runs kernel's first_sum) where it is planned term by term, each later
+ * chunk's steps in order: a segment of more than one chunk its run; a
+ * chunk that is a segment of its own nothing when zero, else its run when
+ * planned, else its split record's pieces, else (no record) it ends a
+ * stretch and the block adds it (block_exact_add). With no such chunk,
+ * the stretches of run steps under one binade are composed first
+ * (eq_ord_compose_chain, as compose_steps). Each stretch by
+ * eq_ord_walk_chain. Returns 1 with *sum where every stretch held, 0 where
+ * it did not (*why 1: over the chain's limits before the walk; 2: a
+ * failed check or a sum not finite), the walk above then taking the sum
+ * from +0.0. *steps, *left: the steps before and after composing. */
+#define CHAIN_CHUNKS 8192 /* EQC_BIG_CHUNKS */
+#define CHAIN_STEPS 512   /* EQC_BIG_STEPS */
+#define CHAIN_BREAKS 8    /* EQC_BIG_BREAKS */
+#define CHAIN_RECS 128    /* EQC_BIG_RECS */
+static int chain_model(const double *x, size_t n, const int *plan, const EqOrdRun *runs,
+                       const EqOrdRun *seg, const int *seg_len, const unsigned char *zero,
+                       const SplitRec *recs, double *sum, size_t *steps, size_t *left,
+                       size_t *breaks, int *why)
+{
+    static EqOrdPiece prog[CHAIN_STEPS + EQ_CUDA_SPLIT_MAX];
+    const size_t ct = eq_ordsum_chunk_terms(&layout), nch = eq_ordsum_nchunks(n, &layout);
+    size_t brk[CHAIN_BREAKS + 1], brk_at[CHAIN_BREAKS + 1], nbrk = 0, nrec = 0, np = 0, own = 0;
+    double y = 0.0;
+    size_t c = 0;
+    *steps = *left = *breaks = 0;
+    *why = 1;
+    if (nch > CHAIN_CHUNKS)
+        return 0;
+    if (n > 0 && plan[0] == EQ_ORD_NONE) {
+        const size_t count = n < ct ? n : ct;
+        for (size_t i = 0; i < count; i++)
+            y += x[i];
+        c = 1;
+    }
+    for (; c < nch; c++) {
+        const size_t first = c * ct;
+        const int count = (int)(n - first < ct ? n - first : ct);
+        EqOrdPiece q;
+        memset(&q, 0, sizeof(q));
+        if (seg_len[c] > 1 || (seg_len[c] == 1 && !zero[c] && plan[c] != EQ_ORD_NONE)) {
+            if (++own > CHAIN_STEPS)
+                return 0;
+            if (np >= CHAIN_STEPS) {
+                np++;
+                continue;
+            }
+            q.run = seg_len[c] > 1 ? seg[c] : runs[c];
+            q.e = plan[c];
+            prog[np++] = q;
+        } else if (seg_len[c] == 1 && !zero[c] && recs[c].np >= 1 &&
+                   recs[c].np <= EQ_CUDA_SPLIT_MAX) {
+            const SplitRec *r = &recs[c];
+            if (++nrec > CHAIN_RECS)
+                return 0;
+#if EQ_ORDSUM_MUTATION == 17
+            for (int k = 0; k < r->np - 1; k++, np++) { /* mutation: a record's last piece left out */
+#else
+            for (int k = 0; k < r->np; k++, np++) {
+#endif
+                const int h = r->head[k], end = k + 1 < r->np ? r->head[k + 1] : count;
+                if (np >= CHAIN_STEPS)
+                    continue;
+                memset(&q, 0, sizeof(q));
+                q.x = x[first + (size_t)h];
+                q.e = r->code[k];
+                q.start = h;
+                if (q.e != EQ_ORD_CROSS)
+                    q.run = eq_ord_run_terms(x + first + h, end - h, 1, q.e);
+                prog[np] = q;
+            }
+        } else if (seg_len[c] == 1 && !zero[c]) {
+            if (nbrk >= CHAIN_BREAKS)
+                return 0;
+            brk[nbrk] = c;
+            brk_at[nbrk++] = np;
+        }
+    }
+    *steps = np;
+    if (np > CHAIN_STEPS)
+        return 0;
+    *why = 2;
+    *breaks = nbrk;
+    if (nbrk == 0)
+        np = (size_t)eq_ord_compose_chain(prog, (int)np);
+    *left = np;
+    brk_at[nbrk] = np;
+    size_t from = 0;
+    for (size_t b = 0; b <= nbrk; b++) {
+        if (!eq_ord_walk_chain(&y, prog + from, (int)(brk_at[b] - from)))
+            return 0;
+        if (b < nbrk) {
+            const size_t first = brk[b] * ct;
+            const int count = (int)(n - first < ct ? n - first : ct);
+            DevCount dc;
+            memset(&dc, 0, sizeof(dc));
+            y = block_exact_add(y, x + first, count, &dc);
+        }
+        from = brk_at[b];
+    }
+    *sum = y;
+    return 1;
+}
+
 /* ---------------------------------------------------- one sum, checked */
 
 typedef struct Scratch {
@@ -787,6 +904,17 @@ static void measure(const double *x, size_t n, int m, int kind, int scale, int c
                       launch_fused, scr.approx, scr.chunk_sum, &dc);
     if (!same_bits(loop, dev))
         mismatch("device walk model", m, kind, scale, ch, loop, dev);
+    fused_sums += (size_t)launch_fused;
+    /* the larger launches' walk as one chain, where it holds */
+    size_t ch_steps = 0, ch_left = 0, ch_breaks = 0;
+    int ch_why = 0, ch_held = 0;
+    if (!launch_small) {
+        double cs = 0.0;
+        ch_held = chain_model(x, n, scr.plan, scr.runs, scr.seg, scr.seg_len, scr.zero, scr.recs,
+                              &cs, &ch_steps, &ch_left, &ch_breaks, &ch_why);
+        if (ch_held && !same_bits(loop, cs))
+            mismatch("large chain model", m, kind, scale, ch, loop, cs);
+    }
     prev_keep(ps, nch);
 
     last.loop = loop;
@@ -853,6 +981,17 @@ static void measure(const double *x, size_t n, int m, int kind, int scale, int c
         t->sp_stale_whole += dc.stale_whole;
         t->xr_whole += dc.xr_whole;
         t->xr_failed += dc.xr_failed;
+        if (!launch_small) {
+            t->ch_tried++;
+            t->ch_held += (size_t)ch_held;
+            t->ch_over += !ch_held && ch_why == 1;
+            t->ch_failed += !ch_held && ch_why == 2;
+            t->ch_steps += ch_steps;
+            t->ch_left += ch_left;
+            t->ch_steps_max = ch_steps > t->ch_steps_max ? ch_steps : t->ch_steps_max;
+            t->ch_left_max = ch_left > t->ch_left_max ? ch_left : t->ch_left_max;
+            t->ch_breaks += ch_breaks;
+        }
     }
 }
 
@@ -1448,6 +1587,27 @@ static void print_split_table(const char *label, int by_scale)
     print_rows(label, by_scale, print_split_row);
 }
 
+static void print_chain_row(const char *label, const char *kind, const char *scale,
+                            const Tally *t)
+{
+    const double nt = t->ch_tried ? (double)t->ch_tried : 1.0;
+    printf("| %s | %s | %s | %zu | %zu | %zu (%.2f %%) | %zu | %zu | %.1f | %zu | %.1f | %zu | "
+           "%zu |\n",
+           label, kind, scale, t->sums, t->ch_tried, t->ch_held, pct(t->ch_held, t->ch_tried),
+           t->ch_over, t->ch_failed, (double)t->ch_steps / nt, t->ch_steps_max,
+           (double)t->ch_left / nt, t->ch_left_max, t->ch_breaks);
+}
+
+/* --chain: the larger launches' walk as one chain (chain_model). */
+static void print_chain_table(const char *label, int by_scale)
+{
+    printf("| fixture | metric / sum | scale | sums | in larger launches | held as one chain | "
+           "over its limits | failed a check | steps a sum | most steps | after composing | "
+           "most after composing | chunks added by the block |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    print_rows(label, by_scale, print_chain_row);
+}
+
 /* --------------------------------------------------------------- main */
 
 static void usage(FILE *f)
@@ -1460,9 +1620,14 @@ static void usage(FILE *f)
                "  --metrics LIST  ssim,ms_ssim,ssimulacra2 (default all)\n"
                "  --splits        a second table: the device's split records (their\n"
                "                  pieces, how many the block's fast path takes)\n"
+               "  --chain         a table of the larger launches' walk as one chain:\n"
+               "                  the sums it holds for, its steps before and after\n"
+               "                  composing (every sum it holds for is held to the loop)\n"
                "  --expect-paths  exit 1 also when the device model walked no split\n"
-               "                  record or prewalked no first chunk (for the tests), or\n"
-               "                  with crossing records walked none whole\n"
+               "                  record or, with fused launches, prewalked no first\n"
+               "                  chunk (for the tests), or\n"
+               "                  with crossing records walked none whole, or with\n"
+               "                  --chain held no sum as one chain\n"
                "  --device        each launch also on the CUDA engine, held to the loop\n"
                "                  and to the model (plans, split records made, walked\n"
                "                  whole, handed to the block); exit 77 without a device;\n"
@@ -1486,7 +1651,8 @@ int main(int argc, char **argv)
     const char *refp = argv[1], *distp = argv[2];
     const int w = atoi(argv[3]), h = atoi(argv[4]), sub = atoi(argv[5]), bd = atoi(argv[6]);
     long max_frames = -1;
-    int by_scale = 0, splits = 0, expect_paths = 0, device = 0, want[M_COUNT] = { 1, 1, 1 };
+    int by_scale = 0, splits = 0, chain = 0, expect_paths = 0, device = 0,
+        want[M_COUNT] = { 1, 1, 1 };
     const char *label = refp;
 
     for (int i = 7; i < argc; i++) {
@@ -1498,6 +1664,8 @@ int main(int argc, char **argv)
             by_scale = 1;
         } else if (!strcmp(argv[i], "--splits")) {
             splits = 1;
+        } else if (!strcmp(argv[i], "--chain")) {
+            chain = 1;
         } else if (!strcmp(argv[i], "--expect-paths")) {
             expect_paths = 1;
         } else if (!strcmp(argv[i], "--device")) {
@@ -1664,10 +1832,15 @@ report:
         printf("\n");
         print_split_table(label, by_scale);
     }
-    size_t nsums = 0, records = 0, prewalked = 0, xr_whole = 0, xr_failed = 0;
+    if (chain) {
+        printf("\n");
+        print_chain_table(label, by_scale);
+    }
+    size_t nsums = 0, records = 0, prewalked = 0, xr_whole = 0, xr_failed = 0, chained = 0;
     for (int m = 0; m < M_COUNT; m++)
         for (int k = 0; k < MAX_KINDS; k++) {
             nsums += tally[m][k][0].sums;
+            chained += tally[m][k][0].ch_held;
             records += tally[m][k][0].d_records;
             prewalked += tally[m][k][0].d_prewalked;
             xr_whole += tally[m][k][0].xr_whole;
@@ -1676,13 +1849,19 @@ report:
     printf("%zu sums, %ld differ from the loop\n", nsums, mismatches);
     if (expect_paths) {
         /* the model's paths must be taken, or a test of it tests little */
-        printf("device model paths: %zu split records walked, %zu first chunks prewalked\n",
-               records, prewalked);
+        printf("device model paths: %zu split records walked, %zu first chunks prewalked "
+               "(%zu sums in fused launches)\n",
+               records, prewalked, fused_sums);
         if (model_cross)
             printf("device model paths: %zu crossing records walked whole, %zu handed to the "
                    "block part way\n",
                    xr_whole, xr_failed);
-        if (records == 0 || prewalked == 0 || (model_cross && xr_whole == 0))
+        if (chain)
+            printf("device model paths: %zu sums of larger launches held as one chain\n",
+                   chained);
+        /* the prewalk is the fused launches' (none in larger frames) */
+        if (records == 0 || (fused_sums > 0 && prewalked == 0) || (model_cross && xr_whole == 0) ||
+            (chain && chained == 0))
             return 1;
     }
 #ifdef EQ_RATES_CUDA
