@@ -353,6 +353,10 @@ for s in $steps; do
       run rates-garden 200 $RT $F/garden_ref.yuv $F/garden_blurnoise.yuv 640 360 444 8 --device --label garden
       run rates-raindrops 200 $RT $F/raindrops_ref.yuv $F/raindrops_crf30.yuv 1920 1080 420 8 --device --label raindrops
       run rates-4k 200 $RT bench bench 3840 2160 420 8 --device --frames 1
+      # the larger launches' walk as one chain, its count of chained sums the
+      # model's (--chain, since session 37; not yet run on a GPU then)
+      run rates-raindrops-chain 200 $RT $F/raindrops_ref.yuv $F/raindrops_crf30.yuv 1920 1080 420 8 --device --chain --label raindrops
+      run rates-4k-chain 200 $RT bench bench 3840 2160 420 8 --device --chain --frames 2
       grep -h '^device:' "$OUT"/rates-*.log ;;
     bench) run bench 240 "$B/tools/bench_cuda" --frames 100 --warmup 10; cat "$OUT/bench.log" ;;
     upload) run upload 60 "$B/tools/bench_upload"; cat "$OUT/upload.log" ;;

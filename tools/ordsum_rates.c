@@ -283,6 +283,9 @@ typedef struct DevCount {
  * fused launch's chunks whose prefixes cross one binade crossing records
  * (EqCudaCross) instead of split records, as the device does then. */
 static int model_cross;
+/* --chain: the larger launches' walk as one chain (chain_model) tallied;
+ * with --device, the engine's launches take it too (_BIGCHAIN) */
+static int model_chain;
 
 /* The same sum's plan, approximate prefixes and chunk sums in the frame
  * before (set by measure() for device_walk's cross_model; prev_nch 0:
@@ -616,7 +619,9 @@ static double device_walk(const double *x, size_t n, const int *plan, const EqOr
  * eq_ord_walk_chain. Returns 1 with *sum where every stretch held, 0 where
  * it did not (*why 1: over the chain's limits before the walk; 2: a
  * failed check or a sum not finite), the walk above then taking the sum
- * from +0.0. *steps, *left: the steps before and after composing. */
+ * from +0.0. *steps, *left: the steps before and after composing;
+ * *records: the split records among the steps (which the device counts
+ * as walked whole where the chain holds). */
 #define CHAIN_CHUNKS 8192 /* EQC_BIG_CHUNKS */
 #define CHAIN_STEPS 512   /* EQC_BIG_STEPS */
 #define CHAIN_BREAKS 8    /* EQC_BIG_BREAKS */
@@ -624,14 +629,14 @@ static double device_walk(const double *x, size_t n, const int *plan, const EqOr
 static int chain_model(const double *x, size_t n, const int *plan, const EqOrdRun *runs,
                        const EqOrdRun *seg, const int *seg_len, const unsigned char *zero,
                        const SplitRec *recs, double *sum, size_t *steps, size_t *left,
-                       size_t *breaks, int *why)
+                       size_t *breaks, size_t *records, int *why)
 {
     static EqOrdPiece prog[CHAIN_STEPS + EQ_CUDA_SPLIT_MAX];
     const size_t ct = eq_ordsum_chunk_terms(&layout), nch = eq_ordsum_nchunks(n, &layout);
     size_t brk[CHAIN_BREAKS + 1], brk_at[CHAIN_BREAKS + 1], nbrk = 0, nrec = 0, np = 0, own = 0;
     double y = 0.0;
     size_t c = 0;
-    *steps = *left = *breaks = 0;
+    *steps = *left = *breaks = *records = 0;
     *why = 1;
     if (nch > CHAIN_CHUNKS)
         return 0;
@@ -689,6 +694,7 @@ static int chain_model(const double *x, size_t n, const int *plan, const EqOrdRu
         return 0;
     *why = 2;
     *breaks = nbrk;
+    *records = nrec;
     if (nbrk == 0)
         np = (size_t)eq_ord_compose_chain(prog, (int)np);
     *left = np;
@@ -760,6 +766,7 @@ static struct {
     double loop;
     size_t nch, made, whole, failed;
     size_t xr_made, xr_whole, xr_failed; /* crossing records (model_cross) */
+    int chained; /* with --chain: the sum held as one chain (chain_model) */
     int *plan;
     size_t plan_cap;
 } last;
@@ -906,12 +913,12 @@ static void measure(const double *x, size_t n, int m, int kind, int scale, int c
         mismatch("device walk model", m, kind, scale, ch, loop, dev);
     fused_sums += (size_t)launch_fused;
     /* the larger launches' walk as one chain, where it holds */
-    size_t ch_steps = 0, ch_left = 0, ch_breaks = 0;
+    size_t ch_steps = 0, ch_left = 0, ch_breaks = 0, ch_records = 0;
     int ch_why = 0, ch_held = 0;
     if (!launch_small) {
         double cs = 0.0;
         ch_held = chain_model(x, n, scr.plan, scr.runs, scr.seg, scr.seg_len, scr.zero, scr.recs,
-                              &cs, &ch_steps, &ch_left, &ch_breaks, &ch_why);
+                              &cs, &ch_steps, &ch_left, &ch_breaks, &ch_records, &ch_why);
         if (ch_held && !same_bits(loop, cs))
             mismatch("large chain model", m, kind, scale, ch, loop, cs);
     }
@@ -932,6 +939,13 @@ static void measure(const double *x, size_t n, int m, int kind, int scale, int c
     last.xr_made = xr_made;
     last.xr_whole = dc.xr_whole;
     last.xr_failed = dc.xr_failed;
+    /* with --chain the device's launches take the chain too: a sum it holds
+     * for counts its records walked whole, and no group walk follows */
+    last.chained = model_chain && ch_held;
+    if (last.chained) {
+        last.whole = ch_records;
+        last.failed = 0;
+    }
 
     for (int s = 0; s < 2; s++) {
         Tally *t = &tally[m][kind][s == 0 ? 0 : scale + 1];
@@ -1028,6 +1042,7 @@ static size_t dev_xr[3];                       /* and its crossing records' */
 static long dev_launches, dev_sums, dev_differ, dev_model_diff;
 static size_t dev_plan_diff, dev_plan_chunks, dev_tot[2][3]; /* [model, device][made, whole, failed] */
 static size_t dev_xtot[2][3], dev_xearly; /* the same of crossing records; formed early */
+static size_t dev_chained, dev_chtot[2]; /* sums held as one chain: this launch's model's; [model, device] */
 /* the small walk's forms that the environment names (EQ_CUDA_FEDWALK_ENV
  * "two" or "end", EQ_CUDA_WALKCHAIN_ENV "on"), which the stage takes from
  * its flags only */
@@ -1063,6 +1078,7 @@ static void dev_add(const double *x, size_t n, int kind, int copy, int m, int k,
     dev_xr[0] += last.xr_made;
     dev_xr[1] += last.xr_whole;
     dev_xr[2] += last.xr_failed;
+    dev_chained += (size_t)last.chained;
 }
 
 /* The pending sums in one launch of the engine, compared. */
@@ -1089,6 +1105,7 @@ static void dev_flush(int fused, int slot)
     const int fed = dev_walk_flags & (EQ_CUDA_STAGE_SUM_FED | EQ_CUDA_STAGE_SUM_FED_END);
     const int flags = (fused ? EQ_CUDA_STAGE_SUM_FUSED | fed : 0) |
                       (dev_walk_flags & (EQ_CUDA_STAGE_SUM_CHAIN | EQ_CUDA_STAGE_SUM_CROSS)) |
+                      (model_chain ? EQ_CUDA_STAGE_SUM_BIGCHAIN : 0) |
                       EQ_CUDA_STAGE_SUM_SLOT(slot);
     int err = eq_cuda_stage_ordsum(dev_cuda, cases, dev_n, flags, sums, &part);
     if (err < 0) {
@@ -1139,6 +1156,16 @@ static void dev_flush(int fused, int slot)
         }
         dev_xearly += (size_t)part.cross_early;
     }
+    if (model_chain) {
+        if ((size_t)part.big_chains != dev_chained)
+            printf("DEVICE MODEL frame %d %s launch of %d sums%s: sums walked as one chain %d "
+                   "(model %zu)\n",
+                   cur_frame, metric_name[dev_sum[0].m], dev_n, fused ? " (fused)" : "",
+                   part.big_chains, dev_chained);
+        dev_model_diff += (size_t)part.big_chains != dev_chained;
+        dev_chtot[0] += dev_chained;
+        dev_chtot[1] += (size_t)part.big_chains;
+    }
     for (int j = 0; j < 3; j++) {
         dev_tot[0][j] += want[j];
         dev_tot[1][j] += got[j];
@@ -1156,6 +1183,7 @@ static void dev_flush(int fused, int slot)
     free(part.seg_len);
     dev_n = 0;
     dev_made = dev_whole = dev_failed = 0;
+    dev_chained = 0;
     memset(dev_xr, 0, sizeof(dev_xr));
 }
 #else
@@ -1622,7 +1650,10 @@ static void usage(FILE *f)
                "                  pieces, how many the block's fast path takes)\n"
                "  --chain         a table of the larger launches' walk as one chain:\n"
                "                  the sums it holds for, its steps before and after\n"
-               "                  composing (every sum it holds for is held to the loop)\n"
+               "                  composing (every sum it holds for is held to the loop);\n"
+               "                  with --device the engine's launches take the chain\n"
+               "                  too, and its count of chained sums and of records\n"
+               "                  walked whole must be the model's\n"
                "  --expect-paths  exit 1 also when the device model walked no split\n"
                "                  record or, with fused launches, prewalked no first\n"
                "                  chunk (for the tests), or\n"
@@ -1665,7 +1696,7 @@ int main(int argc, char **argv)
         } else if (!strcmp(argv[i], "--splits")) {
             splits = 1;
         } else if (!strcmp(argv[i], "--chain")) {
-            chain = 1;
+            chain = model_chain = 1;
         } else if (!strcmp(argv[i], "--expect-paths")) {
             expect_paths = 1;
         } else if (!strcmp(argv[i], "--device")) {
@@ -1877,6 +1908,9 @@ report:
                    "part way %zu (model %zu)\n",
                    dev_xtot[1][0], dev_xtot[0][0], dev_xearly, dev_xtot[1][1], dev_xtot[0][1],
                    dev_xtot[1][2], dev_xtot[0][2]);
+        if (model_chain)
+            printf("device: sums of larger launches walked as one chain %zu (model %zu)\n",
+                   dev_chtot[1], dev_chtot[0]);
         eq_cuda_close(&dev_cuda);
         if (dev_differ || dev_plan_diff || dev_model_diff || dev_tot[1][0] + dev_xtot[1][0] == 0)
             return 1;
