@@ -7,6 +7,7 @@
 #   tools/cuda_gpu_check.sh [steps]   steps: any of
 #       build kernels kernels-full errors parity parity-full fixtures memcheck racecheck
 #       bench bench-full bench4k threads upload mutation rates-device profile fedwalk fedbench ratios,
+#       rates-mutation (rates-device's 4K chain run with bigplace's sed: must fail),
 #       trace (nsys timeline of a 4K SSIMULACRA2 frame, exact and tree;
 #       needs nsys, which the GPU machine lacks),
 #       racecheck-ordsum
@@ -358,6 +359,26 @@ for s in $steps; do
       run rates-raindrops-chain 200 $RT $F/raindrops_ref.yuv $F/raindrops_crf30.yuv 1920 1080 420 8 --device --chain --label raindrops
       run rates-4k-chain 200 $RT bench bench 3840 2160 420 8 --device --chain --frames 2
       grep -h '^device:' "$OUT"/rates-*.log ;;
+    rates-mutation)
+      # the engine's large chain with bigplace's sed (every 16-byte word's
+      # upper chunk given its lower one's place: chains that fail where the
+      # model holds them), built in a copy of the tree: rates-4k-chain's
+      # run must then fail (rc 1, "DEVICE MODEL" lines). The checks' own
+      # mutant of it was green (session 37); this is the tool's (written in
+      # session 37, not yet run on a GPU)
+      T=/tmp/eq-rates-mut Bm=/tmp/eq-rates-mut-b
+      rm -rf $T $Bm; mkdir -p $T
+      tar --exclude='./build*' --exclude=./.git --exclude=./.dev -cf - . | tar -xf - -C $T
+      sed -i 's/            u\[h\] = a | b << 16;/            u[h] = a | a << 16;/' $T/lib/cuda/ordsum.cu
+      if cmp -s lib/cuda/ordsum.cu $T/lib/cuda/ordsum.cu; then
+        echo "rates-mutation: bigplace's sed did not apply"
+      elif (cd $T && meson setup $Bm -Dgst=disabled -Dcuda=enabled --buildtype=release > $Bm.log 2>&1 &&
+            ninja -C $Bm tools/exactquality-ordsum-rates >> $Bm.log 2>&1); then
+        run rates-mutation-4k 200 $Bm/tools/exactquality-ordsum-rates bench bench 3840 2160 420 8 --device --chain --frames 1
+        echo "rates-mutation bigplace: $(grep -c "^DEVICE MODEL" "$OUT/rates-mutation-4k.log") DEVICE MODEL lines (must be more than 0, and rc above 1)"
+      else
+        echo "rates-mutation: the mutated tree did not build"
+      fi ;;
     bench) run bench 240 "$B/tools/bench_cuda" --frames 100 --warmup 10; cat "$OUT/bench.log" ;;
     upload) run upload 60 "$B/tools/bench_upload"; cat "$OUT/upload.log" ;;
     profile) run profile 300 ncu --clock-control none --metrics gpu__time_duration.sum --csv \
