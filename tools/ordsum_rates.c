@@ -55,9 +55,9 @@
  * a table of the larger launches' walk as one chain (chain_model, the
  * device's walk_big_chain): the sums it holds for, each held to the loop,
  * and its steps before and after composing. REF and DIST
- * `bench` score tools/bench_cuda's generated pairs instead of files. Exit status 0 when every sum agrees, 1 when any differs
- * (each difference is printed with its frame, metric, kind, scale and
- * channel), 2 on usage or I/O errors.
+ * `bench` score tools/bench_cuda's generated pairs instead of files. Exit status 0 when every
+ * sum agrees, 1 when any differs (each difference is printed with its frame, metric, kind,
+ * scale and channel), 2 on usage or I/O errors.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -303,7 +303,7 @@ static size_t prev_nch;
  * 4 sums; float_ms_ssim's 15; SSIMULACRA2's 18 of scale 0, and those of
  * scales 1.. in a second launch. */
 static int launch_fused; /* the sums measured next are in a fused launch */
-static size_t fused_sums;  /* the sums measured in fused launches */
+static size_t fused_sums; /* the sums measured in fused launches */
 /* ... and walked by ord_walk_small_kernel (every sum at most
  * EQ_CUDA_FUSED_SUM_CHUNKS chunks, fused or not), whose lean records
  * (branch s24walk) read a record of more than EQ_ORD_SHORT_PIECES pieces
@@ -667,7 +667,8 @@ static int chain_model(const double *x, size_t n, const int *plan, const EqOrdRu
             if (++nrec > CHAIN_RECS)
                 return 0;
 #if EQ_ORDSUM_MUTATION == 17
-            for (int k = 0; k < r->np - 1; k++, np++) { /* mutation: a record's last piece left out */
+            /* mutation: a record's last piece left out */
+            for (int k = 0; k < r->np - 1; k++, np++) {
 #else
             for (int k = 0; k < r->np; k++, np++) {
 #endif
@@ -917,8 +918,9 @@ static void measure(const double *x, size_t n, int m, int kind, int scale, int c
     int ch_why = 0, ch_held = 0;
     if (!launch_small) {
         double cs = 0.0;
-        ch_held = chain_model(x, n, scr.plan, scr.runs, scr.seg, scr.seg_len, scr.zero, scr.recs,
-                              &cs, &ch_steps, &ch_left, &ch_breaks, &ch_records, &ch_why);
+        ch_held =
+            chain_model(x, n, scr.plan, scr.runs, scr.seg, scr.seg_len, scr.zero, scr.recs, &cs,
+                        &ch_steps, &ch_left, &ch_breaks, &ch_records, &ch_why);
         if (ch_held && !same_bits(loop, cs))
             mismatch("large chain model", m, kind, scale, ch, loop, cs);
     }
@@ -1042,7 +1044,8 @@ static size_t dev_xr[3];                       /* and its crossing records' */
 static long dev_launches, dev_sums, dev_differ, dev_model_diff;
 static size_t dev_plan_diff, dev_plan_chunks, dev_tot[2][3]; /* [model, device][made, whole, failed] */
 static size_t dev_xtot[2][3], dev_xearly; /* the same of crossing records; formed early */
-static size_t dev_chained, dev_chtot[2]; /* sums held as one chain: this launch's model's; [model, device] */
+/* sums held as one chain: this launch's model's; [model, device] */
+static size_t dev_chained, dev_chtot[2];
 /* the small walk's forms that the environment names (EQ_CUDA_FEDWALK_ENV
  * "two" or "end", EQ_CUDA_WALKCHAIN_ENV "on"), which the stage takes from
  * its flags only */
@@ -1891,8 +1894,8 @@ report:
             printf("device model paths: %zu sums of larger launches held as one chain\n",
                    chained);
         /* the prewalk is the fused launches' (none in larger frames) */
-        if (records == 0 || (fused_sums > 0 && prewalked == 0) || (model_cross && xr_whole == 0) ||
-            (chain && chained == 0))
+        if (records == 0 || (fused_sums > 0 && prewalked == 0) ||
+            (model_cross && xr_whole == 0) || (chain && chained == 0))
             return 1;
     }
 #ifdef EQ_RATES_CUDA

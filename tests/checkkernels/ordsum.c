@@ -504,8 +504,9 @@ static void ordsum_small_and_lie(CkContext *ck, int kind, const EqCudaSumCase *c
     double bsums[16];
     {
         EqCudaSumPartials pb = partials_new(chunks + 1, 0, 0);
-        const int err = eq_cuda_stage_ordsum(
-            ck->cuda, cases, nc, EQ_CUDA_STAGE_SUM_LIE | EQ_CUDA_STAGE_SUM_BIGCHAIN, bsums, &pb);
+        const int err = eq_cuda_stage_ordsum(ck->cuda, cases, nc,
+                                             EQ_CUDA_STAGE_SUM_LIE | EQ_CUDA_STAGE_SUM_BIGCHAIN,
+                                             bsums, &pb);
         if (err < 0)
             ck_error(ck, "eq_cuda_stage_ordsum (lie, one chain)", err);
         *failed += pb.split_failed;
@@ -619,22 +620,25 @@ static void ordsum_small_and_lie(CkContext *ck, int kind, const EqCudaSumCase *c
  * term), must be the host's. */
 static void ck_ordsum_compose(CkContext *ck, uint64_t *rng)
 {
-    enum { N = EQ_CUDA_COMPOSE_STEPS };
+    /* a chain's room: its most steps (EQ_CUDA_COMPOSE_STEPS, the large
+     * chain's), each chain at a multiple of it */
+    const size_t room = EQ_CUDA_COMPOSE_STEPS;
     static const int fixed[] = {1, 2, 3, 255, 256, 257, 510, 511, 512};
     const int nch = ck->quick ? 12 : 96, nfixed = (int)(sizeof(fixed) / sizeof(fixed[0]));
-    EqOrdPiece *in = malloc((size_t)nch * N * sizeof(EqOrdPiece));
-    EqOrdPiece *got = malloc((size_t)nch * N * sizeof(EqOrdPiece));
-    EqOrdPiece *want = malloc((size_t)nch * N * sizeof(EqOrdPiece));
+    EqOrdPiece *in = malloc((size_t)nch * room * sizeof(EqOrdPiece));
+    EqOrdPiece *got = malloc((size_t)nch * room * sizeof(EqOrdPiece));
+    EqOrdPiece *want = malloc((size_t)nch * room * sizeof(EqOrdPiece));
     int *n = malloc((size_t)nch * sizeof(int)), *left = malloc((size_t)nch * sizeof(int));
     long fewer = 0, crossing = 0;
-    memset(in, 0, (size_t)nch * N * sizeof(EqOrdPiece));
+    memset(in, 0, (size_t)nch * room * sizeof(EqOrdPiece));
     for (int b = 0; b < nch; b++) {
         /* the chance in 64 of a crossing step, and of a new binade */
-        const int cross = (int)(fg_splitmix(rng) % 8), change = 1 + (int)(fg_splitmix(rng) % 12);
+        const int cross = (int)(fg_splitmix(rng) % 8),
+                  change = 1 + (int)(fg_splitmix(rng) % 12);
         int e = (int)(fg_splitmix(rng) % 21) - 10;
-        n[b] = b < nfixed ? fixed[b] : 1 + (int)(fg_splitmix(rng) % N);
+        n[b] = b < nfixed ? fixed[b] : 1 + (int)(fg_splitmix(rng) % room);
         for (int k = 0; k < n[b]; k++) {
-            EqOrdPiece *q = &in[(size_t)b * N + k];
+            EqOrdPiece *q = &in[(size_t)b * room + k];
             const int r = (int)(fg_splitmix(rng) % 64);
             q->start = k;
             if (r < cross) {
@@ -656,29 +660,30 @@ static void ck_ordsum_compose(CkContext *ck, uint64_t *rng)
             }
         }
     }
-    memcpy(want, in, (size_t)nch * N * sizeof(EqOrdPiece));
+    memcpy(want, in, (size_t)nch * room * sizeof(EqOrdPiece));
     int err = eq_cuda_stage_ord_compose(ck->cuda, in, n, nch, got, left);
     if (err < 0) {
         ck_error(ck, "eq_cuda_stage_ord_compose", err);
     } else {
         for (int b = 0; b < nch; b++) {
             char what[96];
-            const int w = eq_ord_compose_chain(want + (size_t)b * N, n[b]);
+            const int w = eq_ord_compose_chain(want + (size_t)b * room, n[b]);
             fewer += n[b] - w;
-            snprintf(what, sizeof(what), "large chain composed: chain %d of %d steps, steps left",
-                     b, n[b]);
+            snprintf(what, sizeof(what),
+                     "large chain composed: chain %d of %d steps, steps left", b, n[b]);
             if (!ck_same(ck, what, &left[b], &w, sizeof(int)))
                 continue;
             int bad = 0;
             for (int k = 0; k < w; k++) {
-                const EqOrdPiece *g = &got[(size_t)b * N + k], *h = &want[(size_t)b * N + k];
+                const EqOrdPiece *g = &got[(size_t)b * room + k];
+                const EqOrdPiece *h = &want[(size_t)b * room + k];
                 bad += g->e != h->e ||
                        (h->e == EQ_ORD_CROSS ? memcmp(&g->x, &h->x, sizeof(double)) != 0
                                              : memcmp(&g->run, &h->run, sizeof(EqOrdRun)) != 0);
             }
             const int zero = 0;
-            snprintf(what, sizeof(what), "large chain composed: chain %d of %d steps, steps differ",
-                     b, n[b]);
+            snprintf(what, sizeof(what),
+                     "large chain composed: chain %d of %d steps, steps differ", b, n[b]);
             ck_same(ck, what, &bad, &zero, sizeof(int));
         }
     }
@@ -890,11 +895,10 @@ void ck_ordsum(CkContext *ck)
             }
             if (err >= 0)
                 err = eq_cuda_stage_ordsum(ck->cuda, cases, nc,
-                                           r == 1 ? EQ_CUDA_STAGE_SUM_PAIRS
-                                           : r == 2
-                                               ? EQ_CUDA_STAGE_SUM_REUSE | split_way |
-                                                     EQ_CUDA_STAGE_SUM_BIGCHAIN
-                                               : EQ_CUDA_STAGE_SUM_BIGCHAIN,
+                                           r == 1   ? EQ_CUDA_STAGE_SUM_PAIRS
+                                           : r == 2 ? EQ_CUDA_STAGE_SUM_REUSE | split_way |
+                                                          EQ_CUDA_STAGE_SUM_BIGCHAIN
+                                                    : EQ_CUDA_STAGE_SUM_BIGCHAIN,
                                            sums[r], &part[r]);
             if (err < 0) {
                 ck_error(ck, "eq_cuda_stage_ordsum", err);

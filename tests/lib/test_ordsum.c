@@ -822,8 +822,8 @@ static void chain_walks(long rounds)
             gc = eq_ord_walk_chain(&sc, cc, nc);
             gw = eq_ord_walk_chain(&sw, pc, ns);
             if ((gc != gw || !same_bits(sc, sw)) && mismatches++ < 3)
-                printf("chain %ld: %d steps composed to %d, s0=%a: %d %a, uncomposed %d %a\n", k,
-                       ns, nc, s0, gc, sc, gw, sw);
+                printf("chain %ld: %d steps composed to %d, s0=%a: %d %a, uncomposed %d %a\n",
+                       k, ns, nc, s0, gc, sc, gw, sw);
             CHECK(gc == gw && same_bits(sc, sw));
             composed += ns - nc;
             composed_ok += gc && nc < ns;
