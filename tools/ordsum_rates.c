@@ -41,7 +41,8 @@
  *     term) by eqc_block_exact_add's algorithm (the run of the longest
  *     prefix that passes, then one plain add, repeated); in the launches
  *     the device fuses (ord_small_chunks_kernel), a sum's first chunk
- *     planned term by term is added before the walk (the prewalk);
+ *     planned term by term is added before the walk (the prewalk; with
+ *     --chain also in the launches that the large walk takes);
  * and CHECKs that all of them give the loop's bits (and, for SSIMULACRA2,
  * the bits of the CPU's own eq_s2_sums_c; for SSIM, of dsp.frame_sums).
  * Prints one Markdown table row per metric and sum kind (per scale with
@@ -863,7 +864,10 @@ static void measure(const double *x, size_t n, int m, int kind, int scale, int c
                            scr.segscratch);
     /* the split records: every non-zero chunk planned term by term but a
      * prewalked first one (the engine's pool of EQC_SPLIT_POOL records a
-     * launch is not modelled: no fixture's launch comes near it) */
+     * launch is not modelled: no fixture's launch comes near it); a
+     * first chunk is prewalked in fused launches, and with --chain in
+     * the launches that the large walk takes (its chain starts there) */
+    const int prewalk = launch_fused || (model_chain && !launch_small);
     size_t sp_records = 0, sp_fast = 0, sp_pieces = 0, sp_max = 0, sp_neg = 0, sp_over = 0;
     size_t sp_short = 0, sp_small_long = 0;
     size_t xr_made = 0;
@@ -871,7 +875,7 @@ static void measure(const double *x, size_t n, int m, int kind, int scale, int c
         SplitRec *r = &scr.recs[c];
         r->np = 0;
         r->cross_e0 = EQ_ORD_NONE;
-        if (scr.plan[c] != EQ_ORD_NONE || scr.zero[c] || (c == 0 && launch_fused))
+        if (scr.plan[c] != EQ_ORD_NONE || scr.zero[c] || (c == 0 && prewalk))
             continue;
         if (model_cross && launch_fused &&
             (r->cross_e0 = eq_ord_cross_binade(scr.approx[c], scr.chunk_sum[c])) !=
@@ -909,7 +913,7 @@ static void measure(const double *x, size_t n, int m, int kind, int scale, int c
     }
     memset(&dc, 0, sizeof(dc));
     dev = device_walk(x, n, scr.plan, scr.runs, scr.seg, scr.seg_len, scr.zero, scr.recs,
-                      launch_fused, scr.approx, scr.chunk_sum, &dc);
+                      prewalk, scr.approx, scr.chunk_sum, &dc);
     if (!same_bits(loop, dev))
         mismatch("device walk model", m, kind, scale, ch, loop, dev);
     fused_sums += (size_t)launch_fused;
@@ -1893,7 +1897,8 @@ report:
         if (chain)
             printf("device model paths: %zu sums of larger launches held as one chain\n",
                    chained);
-        /* the prewalk is the fused launches' (none in larger frames) */
+        /* the prewalk is the fused launches' (none in larger frames),
+         * and with --chain the larger launches' too */
         if (records == 0 || (fused_sums > 0 && prewalked == 0) ||
             (model_cross && xr_whole == 0) || (chain && chained == 0))
             return 1;

@@ -144,7 +144,9 @@ static __device__ __forceinline__ int staged_at(int i)
  * the block per chunk of a sum */
 static_assert(EQ_CUDA_FUSED_SUM_CHUNKS == EQC_ORD_LANES, "a thread per chunk of a sum");
 /* split_idx of a sum's first chunk that ord_small_chunks_kernel added
- * itself (EQ_CUDA_PREWALK_ENV): no split record, the sum in first_sum */
+ * itself (EQ_CUDA_PREWALK_ENV), or ord_chunk_runs_kernel for the large
+ * walk's chain (EQ_CUDA_BIGCHAIN_ENV): no split record, the sum in
+ * first_sum */
 #define EQC_SPLIT_PREWALKED (-2)
 /* split_idx of a chunk with a crossing record (EQ_CUDA_CROSSREC_ENV): the
  * record is cross[chunk], no split record */
@@ -377,7 +379,8 @@ static __device__ __forceinline__ double plan_prefix(double *wtot, double local)
 template <int LANES>
 __global__ void __launch_bounds__(LANES)
 ord_plan_kernel(const EqcSumTable *t, const double *chunk_sum, int *plan, double *approx,
-                double *out, int tree_mode, int *counters, const int *prev, int *again)
+                double *out, int tree_mode, int *counters, const int *prev, int *again,
+                int first_pre)
 {
     __shared__ double part[LANES];
     const int s = blockIdx.x;
@@ -409,7 +412,12 @@ ord_plan_kernel(const EqcSumTable *t, const double *chunk_sum, int *plan, double
         plan[off + c] = e;
         if (e == EQ_ORD_NONE)
             approx[off + c] = prefix; /* for the chunk's split record */
-        if (prev && (e == EQ_ORD_NONE || e != prev[off + c]))
+        /* formed again: a chunk planned term by term, or otherwise than
+         * before; but a first chunk that the runs kernel added under the
+         * kept plan (first_pre: the large walk's chain starts from it) */
+        const bool pre =
+            prev && first_pre && c == 0 && e == EQ_ORD_NONE && prev[off] == EQ_ORD_NONE;
+        if (prev && (e == EQ_ORD_NONE || e != prev[off + c]) && !pre)
             again[atomicAdd(&counters[3], 1)] = (int)(off + c);
         prefix = next;
     }
@@ -1115,9 +1123,18 @@ ord_chunk_runs_kernel(const EqcSumTable *t, const int *plan, EqOrdRun *runs, lon
                 chunk_sum[g] = acc;
                 zero[g] = !nonzero;
             }
-            if (e == EQ_ORD_NONE)
-                continue; /* its split record needs this frame's prefix */
         }
+        if (first_sum && q.c == 0 && e == EQ_ORD_NONE) {
+            /* added above: no split record (the walk starts from
+             * first_sum), and not formed again (ord_plan_kernel) */
+            if (lane == 0) {
+                runs[g] = eq_ord_poison();
+                split_idx[g] = EQC_SPLIT_PREWALKED;
+            }
+            continue;
+        }
+        if (SPEC && e == EQ_ORD_NONE)
+            continue; /* its split record needs this frame's prefix */
         chunk_result(mine, nt, e, g, no_fast, approx, zero, runs, split_idx, pool, pool_cap,
                      counters, lane);
     }
@@ -2410,6 +2427,12 @@ ord_walk_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *runs, con
             __syncthreads();
         }
         int c = 0;
+        if (base == 0 && sh.plan[0] == EQ_ORD_NONE && sh.split[0] == EQC_SPLIT_PREWALKED) {
+            /* the first chunk, added by the runs kernel (the chain's
+             * start): the sum from +0.0 after it */
+            sum = first_sum[s];
+            c = 1;
+        }
         while (c < nb) {
             if (threadIdx.x < 32) {
                 /* warp 0 walks, every lane alike (lane 0 writes) */
@@ -2822,13 +2845,14 @@ ord_walk_small_kernel(const EqcSumTable *t, const int *plan, const EqOrdRun *run
 static cudaError_t plan_launch(long long most_chunks, int tree, cudaStream_t stream,
                                const EqcSumTable *dt, int nsums, const double *chunk_sum,
                                int *plan, double *approx, double *dout, int *counters,
-                               const int *prev, int *again)
+                               const int *prev, int *again, int first_pre)
 {
     if (!tree && most_chunks > 2048)
         return launch_pdl(ord_plan_kernel<1024>, (unsigned)nsums, 1024, stream, dt, chunk_sum,
-                          plan, approx, dout, tree, counters, prev, again);
-    return launch_pdl(ord_plan_kernel<EQC_ORD_LANES>, (unsigned)nsums, EQC_ORD_LANES, stream, dt,
-                      chunk_sum, plan, approx, dout, tree, counters, prev, again);
+                          plan, approx, dout, tree, counters, prev, again, first_pre);
+    return launch_pdl(ord_plan_kernel<EQC_ORD_LANES>, (unsigned)nsums, EQC_ORD_LANES, stream,
+                      dt, chunk_sum, plan, approx, dout, tree, counters, prev, again,
+                      first_pre);
 }
 
 /* The fused kernel's ready flags of a newly allocated engine buffer
@@ -3051,7 +3075,7 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
             EQC_CHECK_LAUNCH(cuda, "ord_chunk_runs_kernel");
             EQC_CHECK(cuda, EQC_SITE_LAUNCH,
                       plan_launch(most_chunks, 0, stream, dt, nsums, chunk_sum, plan, approx,
-                                  dout, counters, prev, again));
+                                  dout, counters, prev, again, big_chain));
             const long long most = (long long)cuda->sm_count * 4; /* one wave */
             const int block = cuda->split_block >= 0 ? cuda->split_block
                                                      : total <= EQC_SPLIT_BLOCK_MAX;
@@ -3073,7 +3097,7 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
             EQC_CHECK_LAUNCH(cuda, "ord_chunk_sums_kernel");
             EQC_CHECK(cuda, EQC_SITE_LAUNCH,
                       plan_launch(most_chunks, tree, stream, dt, nsums, chunk_sum, plan, approx,
-                                  dout, counters, (const int *)NULL, again));
+                                  dout, counters, (const int *)NULL, again, 0));
             if (tree)
                 return 0;
             EQC_CHECK(cuda, EQC_SITE_LAUNCH,

@@ -907,10 +907,24 @@ void ck_ordsum(CkContext *ck)
         }
         {
             /* the chunks formed again: exactly those planned term by term
-             * or planned otherwise than the launch of other terms */
+             * or planned otherwise than the launch of other terms; but,
+             * where the large walk takes the launch (_BIGCHAIN), a sum's
+             * first chunk planned term by term in both: the runs kernel
+             * added it, and the chain starts from its sum */
             long again = 0;
-            for (size_t c = 0; c < chunks; c++) {
+            size_t most = 0;
+            for (int i = 0; i < nc; i++) {
+                const size_t nch = eq_cuda_stage_ordsum_chunks(cases[i].n);
+                most = nch > most ? nch : most;
+            }
+            const int chain_launch = !eq_cuda_small_walk((long long)most);
+            for (size_t c = 0, c0 = 0, i = 0; c < chunks; c++) {
                 const int e = part[2].plan[c];
+                const int first = c == c0;
+                if (first)
+                    c0 += eq_cuda_stage_ordsum_chunks(cases[i++].n);
+                if (chain_launch && first && e == EQ_ORD_NONE && part[3].plan[c] == EQ_ORD_NONE)
+                    continue;
                 again += e == EQ_ORD_NONE || e != part[3].plan[c];
                 reuse_kept += e != EQ_ORD_NONE && e == part[3].plan[c];
                 reuse_changed += e != EQ_ORD_NONE && e != part[3].plan[c];
