@@ -186,6 +186,13 @@ for s in $steps; do
       #    all the same: the harness's count of chunks formed again)
       #  firstwalk: where the large chain fails, the walk below steps over
       #    that first chunk from +0.0 without its sum (red through _LIE)
+      #  twinfirst, twintie, twinneg, twinnz, twinhalf, twinalone: the kept
+      #    plan's twins (a base sum and its quartic from one read of x,
+      #    EXACTQUALITY_CUDA_TWINS, since session 38): a run's first
+      #    increment from the lane's second half; exact halves not flagged;
+      #    X's negative terms not flagged; X's non-zero terms not seen (its
+      #    chunks flagged zero); the chunk sum's first half replaced by its
+      #    second; a flagged sum not formed alone
       #  (no mutant for the large chain's places: bigplace, which gave the
       #    upper half of each 16-byte word's pair its lower half's place, was
       #    green in session 37: such steps were overwritten or left unwritten,
@@ -260,6 +267,12 @@ for s in $steps; do
       mut biglast 's/        last\[j\] = in \&\& (cross || ne == EQ_ORD_CROSS || ne != q\[j\].e);/        last[j] = in \&\& (cross || ne == EQ_ORD_CROSS);/'
       mut firstagain 's/if (prev \&\& (e == EQ_ORD_NONE || e != prev\[off + c\]) \&\& !pre)/if (prev \&\& (e == EQ_ORD_NONE || e != prev[off + c]))/'
       mut firstwalk 's/^            sum = first_sum\[s\];$/            sum = 0.0;/'
+      mut twinfirst 's/                        first\[m\] = h == 0 ? r : first\[m\];/                        first[m] = r;/'
+      mut twintie 's/                    tie\[m\] = tie\[m\] | (half != 0);/                    tie[m] = tie[m];/'
+      mut twinneg 's/                    neg = neg | (t\[0\] < 0.0);/                    neg = neg;/'
+      mut twinnz 's/                    nz = nz | (t\[0\] != 0.0);/                    nz = nz;/'
+      mut twinhalf 's/                    h0\[m\] = h == 0 ? H : h0\[m\];/                    h0[m] = H;/'
+      mut twinalone 's/                alone |= 1 << m;/                (void)0;/'
       # crossing records (EQ_CUDA_CROSSREC_ENV, session 27; crosslane and
       # crossok in the header, below): a record formed before the wait kept
       # whatever its binade; no binade kept for the next launch (none formed

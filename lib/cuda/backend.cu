@@ -216,6 +216,8 @@ extern "C" int eq_cuda_open(EqCuda **out, const EqSettings *settings, const EqLo
         cuda->early_walk = !(early && !strcmp(early, "off"));
         cuda->walk_chain = eq_cuda_walkchain_form(getenv(EQ_CUDA_WALKCHAIN_ENV));
         cuda->big_chain = eq_cuda_bigchain_form(getenv(EQ_CUDA_BIGCHAIN_ENV));
+        const char *twins = getenv(EQ_CUDA_TWINS_ENV);
+        cuda->twins = !(twins && !strcmp(twins, "off"));
         cuda->fed_walk = eq_cuda_fedwalk_form(getenv(EQ_CUDA_FEDWALK_ENV));
         cuda->cross_rec = eq_cuda_crossrec_form(getenv(EQ_CUDA_CROSSREC_ENV));
         const char *fwait = getenv(EQ_CUDA_FUSEDWAIT_ENV);

@@ -226,6 +226,7 @@ struct EqCuda {
     int walk_chain;       /* the small walk as one chain (EQ_CUDA_WALKCHAIN_ENV) */
     int big_chain;        /* the large walk as one chain (EQ_CUDA_BIGCHAIN_ENV) */
     int big_chain_smem;   /* its dynamic shared memory allowed (cudaFuncSetAttribute) */
+    int twins;            /* kept plan: a sum and its quartic at once (EQ_CUDA_TWINS_ENV) */
     int last_big_chain;   /* the last launch's large walk took the chain first */
     int cross_rec;        /* crossing records (EQ_CUDA_CROSSREC_ENV) */
     int cross_smem;       /* the dynamic shared memory the small walk's crossing

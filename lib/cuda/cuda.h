@@ -167,6 +167,14 @@ static inline int eq_cuda_bigchain_form(const char *v)
 {
     return v && !strcmp(v, "debug") ? 2 : !(v && !strcmp(v, "off"));
 }
+/* "off": the kept plan's runs kernel (a warp per chunk of a plane group)
+ * forms each sum from its terms in the rows, one at a time. By default a
+ * base sum and its quartic's (SSIMULACRA2's d and d^4, and so for the
+ * artifact and the detail of d1) are formed together from one read of the
+ * staged x: their chunk sums, and their runs wherever the chunk's terms
+ * are tie-free, non-negative and small enough for the monotone form (else
+ * that sum alone, as before). The same bits each way. */
+#define EQ_CUDA_TWINS_ENV "EXACTQUALITY_CUDA_TWINS"
 /* The small walk's forms a value of those two variables names: fed 2
  * ("two", the default: unset or any other value), 1 ("end") or 0 ("off");
  * chain 1 ("on", the default) or 0 ("off"). */
@@ -318,6 +326,9 @@ int eq_cuda_stage_s2_blur_terms(EqCuda *cuda, const float *x1, const float *x2, 
 /* the large walk as one chain (EQ_CUDA_BIGCHAIN_ENV "on"); without it,
  * group by group, whatever the environment says */
 #define EQ_CUDA_STAGE_SUM_BIGCHAIN 16384
+/* the kept plan's runs kernel forms each sum alone (EQ_CUDA_TWINS_ENV
+ * "off"; default: a base sum and its quartic together) */
+#define EQ_CUDA_STAGE_SUM_SINGLES 32768
 /* the launch slot of a frame (0 .. 7) the launch takes, with the plan and
  * the crossing records' binades it kept (the scorer gives each launch of a
  * frame its own, in order): a caller that interleaves the launches of

@@ -287,6 +287,27 @@ static __device__ __forceinline__ bool warp_chunk(const EqcSumTable *t, long lon
  * and does the tree's first three steps itself, the next three across
  * lanes (a group of 64 lanes is 8 warp lanes). The sum is lane 0's;
  * *nonzero (every lane): some term of the chunk is not 0.0. */
+/* chunk_sum_of's steps across the lanes (8, 16 and 32 of the tree, then
+ * the groups in order from 0.0), from each lane's part gsum (the tree's
+ * first three steps inside the lane): lane 0's result is the chunk's sum. */
+static __device__ __forceinline__ double chunk_sum_lanes(double gsum, int lane)
+{
+    for (int k = 1; k < 8; k *= 2) {
+        const double o = __shfl_down_sync(0xffffffffu, gsum, k);
+        if ((lane & (2 * k - 1)) == 0)
+            gsum += o;
+    }
+    const double g1 = __shfl_sync(0xffffffffu, gsum, 8),
+                 g2 = __shfl_sync(0xffffffffu, gsum, 16),
+                 g3 = __shfl_sync(0xffffffffu, gsum, 24);
+    double acc = 0.0;
+    acc += gsum;
+    acc += g1;
+    acc += g2;
+    acc += g3;
+    return acc;
+}
+
 static __device__ __forceinline__ double chunk_sum_of(const double *mine, int kind, int lane,
                                                       int *nonzero)
 {
@@ -306,28 +327,14 @@ static __device__ __forceinline__ double chunk_sum_of(const double *mine, int ki
         }
         ls[i] = a;
     }
-    /* steps 1, 2, 4 of the tree inside the lane, 8, 16, 32 across lanes */
+    /* steps 1, 2, 4 of the tree inside the lane */
 #pragma unroll
     for (int k = 1; k < 8; k *= 2)
 #pragma unroll
         for (int i = 0; i + k < 8; i += 2 * k)
             ls[i] += ls[i + k];
-    double gsum = ls[0];
-    for (int k = 1; k < 8; k *= 2) {
-        const double o = __shfl_down_sync(0xffffffffu, gsum, k);
-        if ((lane & (2 * k - 1)) == 0)
-            gsum += o;
-    }
     *nonzero = __any_sync(0xffffffffu, nz);
-    const double g1 = __shfl_sync(0xffffffffu, gsum, 8),
-                 g2 = __shfl_sync(0xffffffffu, gsum, 16),
-                 g3 = __shfl_sync(0xffffffffu, gsum, 24);
-    double acc = 0.0;
-    acc += gsum;
-    acc += g1;
-    acc += g2;
-    acc += g3;
-    return acc;
+    return chunk_sum_lanes(ls[0], lane);
 }
 
 /* Each chunk's approximate sum (chunk_sum_of) and its "every term zero"
@@ -806,6 +813,19 @@ static __device__ int split_chunk(const double *st, double approx, EqCudaSplit *
     return slot;
 }
 
+/* A chunk's run where every lane's eq_ord_run_scaled1 raised no flag (sd,
+ * sf: the lane's d and f; nt its real terms): eq_ord_run_monotone of the
+ * lanes' total (a warp sum of integers below 2^52, exact in any order;
+ * lanes past the end add 0) and lane 0's first increment. Every lane gets
+ * it. */
+static __device__ __forceinline__ EqOrdRun monotone_run(double sd, double sf, int nt)
+{
+    double dsum = nt > 0 ? sd : 0.0;
+    for (int k = 16; k >= 1; k >>= 1)
+        dsum += __shfl_xor_sync(0xffffffffu, dsum, k);
+    return eq_ord_run_monotone(dsum, __shfl_sync(0xffffffffu, sf, 0));
+}
+
 /* One chunk's run under its binade e (not EQ_ORD_NONE), lane l holding
  * the terms 32l .. 32l+31 (nt of them real) at `mine`; the run is lane 0's
  * result. */
@@ -853,10 +873,7 @@ static __device__ __forceinline__ EqOrdRun chunk_run(const double *mine, int nt,
          * eq_ord_run_monotone's, from a warp sum of the lanes' totals
          * (lanes past the end add 0) and lane 0's first increment, instead
          * of the five steps of int64 triples below */
-        double dsum = nt > 0 ? sd : 0.0;
-        for (int k = 16; k >= 1; k >>= 1)
-            dsum += __shfl_xor_sync(0xffffffffu, dsum, k);
-        r = eq_ord_run_monotone(dsum, __shfl_sync(0xffffffffu, sf, 0));
+        r = monotone_run(sd, sf, nt);
     } else if (!__any_sync(0xffffffffu, lf.slow | no_fast)) {
         for (int k = 1; k < 32; k *= 2) {
             EqOrdRun1 o = shfl_down1(r1, k);
@@ -908,6 +925,104 @@ static __device__ __forceinline__ void rows_to_terms(double *mine, int todo)
         for (int u = 0; u < EQC_ORD_TPL; u++)
             mine[i + u] = v[u];
     }
+}
+
+/* A base sum and its quartic's (twins: kinds BASE, EQC_TERM_X,
+ * _ARTIFACT or _DETAIL, and BASE + 1) from one read of the x values in
+ * the lane's row (lane l: the chunk's 32l .. 32l+31 at `mine`), for the
+ * kept plan's runs kernel: per sum m (0 the base, 1 the quartic) what
+ * chunk_sum_of gives inside the lane (gsum: its tree's first three steps)
+ * and what eq_ord_run_scaled1 gives for the lane's 32 terms under
+ * scale[m] (sd, sf, and its TIE flag), with the same operations in the
+ * same order. The other flags need no test per term where the terms
+ * cannot be negative: a quartic's (a square squared: +0.0, positive or
+ * NaN) and a clamped base's (ARTIFACT, DETAIL: +0.0 or positive); there
+ * "some term is not 0.0" is "the chunk's sum is not 0.0", for a sum of
+ * such terms is 0.0 only where all are. For X, neg and nz are the base's
+ * NEG flag and chunk_sum_of's nonzero test. */
+struct TwinLane {
+    double gsum[2], sd[2], sf[2];
+    bool tie[2];
+    bool neg, nz; /* the base's, for BASE == EQC_TERM_X */
+};
+
+template <int BASE>
+static __device__ __forceinline__ void twin_lane(const double *mine, const double scale[2],
+                                                 TwinLane *o)
+{
+    static_assert(BASE == EQC_TERM_X || BASE == EQC_TERM_ARTIFACT || BASE == EQC_TERM_DETAIL,
+                  "a base kind");
+    static_assert(EQC_TERM_QUARTIC == EQC_TERM_X + 1 &&
+                      EQC_TERM_ARTIFACT4 == EQC_TERM_ARTIFACT + 1 &&
+                      EQC_TERM_DETAIL4 == EQC_TERM_DETAIL + 1,
+                  "the quartic's kind follows its base's");
+    double part[2][4], first[2] = { 0.0, 0.0 }, h0[2] = { 0.0, 0.0 }, h1[2] = { 0.0, 0.0 };
+    bool tie[2] = { false, false }, neg = false, nz = false;
+#pragma unroll
+    for (int m = 0; m < 2; m++)
+#pragma unroll
+        for (int u = 0; u < 4; u++)
+            part[m][u] = 0.0;
+    /* two halves of 16 terms (batches 4h .. 4h+3 of chunk_sum_of's 8) */
+#pragma unroll 1
+    for (int h = 0; h < 2; h++) {
+        /* the half's tree, (l0 + l1) + (l2 + l3), its pairs added as soon
+         * as they are formed (fewer values live) */
+        double p01[2], l2[2];
+#pragma unroll
+        for (int b = 0; b < 4; b++) {
+            double v[EQC_ORD_TPL], a[2] = { 0.0, 0.0 };
+#pragma unroll
+            for (int u = 0; u < EQC_ORD_TPL; u++)
+                v[u] = mine[16 * h + EQC_ORD_TPL * b + u];
+#pragma unroll
+            for (int u = 0; u < EQC_ORD_TPL; u++) {
+                double t[2];
+                t[0] = eq_s2_term(BASE, v[u]);
+                t[1] = eq_s2_quartic(t[0]); /* eq_s2_term(BASE + 1, v[u]) */
+#pragma unroll
+                for (int m = 0; m < 2; m++) {
+                    double tt;
+                    unsigned half;
+                    a[m] += t[m];
+                    /* term 16h + 4b + u of eq_ord_run_scaled1: its total
+                     * part (16h + 4b + u) & 3 = u */
+                    const double r = eq_ord_round_scaled(t[m] * scale[m], &tt, &half);
+                    tie[m] = tie[m] | (half != 0);
+                    part[m][u] += r;
+                    if (b == 0 && u == 0)
+                        first[m] = h == 0 ? r : first[m];
+                }
+                if (BASE == EQC_TERM_X) {
+                    neg = neg | (t[0] < 0.0);
+                    nz = nz | (t[0] != 0.0);
+                }
+            }
+#pragma unroll
+            for (int m = 0; m < 2; m++) {
+                if (b == 0) {
+                    p01[m] = a[m];
+                } else if (b == 1) {
+                    p01[m] = p01[m] + a[m];
+                } else if (b == 2) {
+                    l2[m] = a[m];
+                } else {
+                    const double H = p01[m] + (l2[m] + a[m]);
+                    h0[m] = h == 0 ? H : h0[m];
+                    h1[m] = h == 0 ? h1[m] : H;
+                }
+            }
+        }
+    }
+#pragma unroll
+    for (int m = 0; m < 2; m++) {
+        o->gsum[m] = h0[m] + h1[m];
+        o->sd[m] = (part[m][0] + part[m][1]) + (part[m][2] + part[m][3]);
+        o->sf[m] = first[m];
+        o->tie[m] = tie[m];
+    }
+    o->neg = neg;
+    o->nz = nz;
 }
 
 /* A sum's first chunk added from +0.0 by one thread, in term order: the
@@ -1060,13 +1175,18 @@ static __device__ __forceinline__ void split_by_block(const double *stage, doubl
  * and zero flag (as ord_chunk_sums_kernel, from the terms in the rows);
  * a chunk planned term by term there is left to ord_runs_again_kernel,
  * which takes every chunk whose new plan is that or differs. Also clears
- * the count of those chunks. */
+ * the count of those chunks. SPEC with twins (EQ_CUDA_TWINS_ENV): in a
+ * plane group, a base sum and its quartic's that follow each other
+ * (SSIMULACRA2's d and d^4, d1's artifact and its quartic, its detail and
+ * its quartic) are formed together from x in the rows (twin_lane), not
+ * from their terms formed in place: one read of x for two sums, and no
+ * second staging of d1 for its detail. */
 template <int SPEC>
 __global__ void __launch_bounds__(32 * RUNS_WARPS, SPEC ? 5 : 6)
 ord_chunk_runs_kernel(const EqcSumTable *t, const int *plan, EqOrdRun *runs, long long total,
                       int no_fast, const double *approx, unsigned char *zero,
                       int *split_idx, EqCudaSplit *pool, int pool_cap, int *counters,
-                      int per_sum, double *chunk_sum, double *first_sum)
+                      int per_sum, double *chunk_sum, double *first_sum, int twins)
 {
     __shared__ double stage[RUNS_WARPS][32 * RUNS_ROW];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -1089,24 +1209,28 @@ ord_chunk_runs_kernel(const EqcSumTable *t, const int *plan, EqOrdRun *runs, lon
     stage_chunk(t->d[q.s0], q.first, q.count, st, lane);
     const int nt = min(max(q.count - lane * 32, 0), 32);
     int held = EQC_TERM_X; /* what the rows hold now */
-    for (int j = j0; j < j1; j++) {
-        const long long g = t->chunk_off[q.s0 + j] + q.c;
-        const int e = plan[g], kind = t->d[q.s0 + j].kind;
-        /* this sum's terms in the rows: formed in place from x, or the
-         * quartic of the held term where this kind is that (d -> d^4,
-         * max(d1, 0) -> its quartic, ...), else x staged again (from L2:
-         * this warp read it a moment ago) */
-        if (kind != held) {
-            int todo = kind;
-            if (kind == eq_s2_term_quartic(held)) {
-                todo = EQC_TERM_QUARTIC;
-            } else if (held != EQC_TERM_X) {
-                __syncwarp();
-                stage_chunk(t->d[q.s0], q.first, q.count, st, lane);
-            }
-            rows_to_terms(mine, todo);
-            held = kind;
+    /* the rows formed into terms of `kind`: in place from x, or the
+     * quartic of the held term where this kind is that (d -> d^4,
+     * max(d1, 0) -> its quartic, ...), else x staged again (from L2: this
+     * warp read it a moment ago) */
+    const auto form = [&](int kind) {
+        if (kind == held)
+            return;
+        int todo = kind;
+        if (kind == eq_s2_term_quartic(held)) {
+            todo = EQC_TERM_QUARTIC;
+        } else if (held != EQC_TERM_X) {
+            __syncwarp();
+            stage_chunk(t->d[q.s0], q.first, q.count, st, lane);
         }
+        rows_to_terms(mine, todo);
+        held = kind;
+    };
+    /* sum j alone, from its terms in the rows */
+    const auto single = [&](int j) {
+        const long long g = t->chunk_off[q.s0 + j] + q.c;
+        const int e = plan[g];
+        form(t->d[q.s0 + j].kind);
         if (first_sum && q.c == 0) {
             /* a sum's first chunk, planned term by term (its prefix +0.0
              * has no binade), added by the loop's own adds for the large
@@ -1131,12 +1255,82 @@ ord_chunk_runs_kernel(const EqcSumTable *t, const int *plan, EqOrdRun *runs, lon
                 runs[g] = eq_ord_poison();
                 split_idx[g] = EQC_SPLIT_PREWALKED;
             }
-            continue;
+            return;
         }
         if (SPEC && e == EQ_ORD_NONE)
-            continue; /* its split record needs this frame's prefix */
+            return; /* its split record needs this frame's prefix */
         chunk_result(mine, nt, e, g, no_fast, approx, zero, runs, split_idx, pool, pool_cap,
                      counters, lane);
+    };
+    for (int j = j0; j < j1;) {
+        const int kind = t->d[q.s0 + j].kind;
+        if (!SPEC || !twins || (first_sum && q.c == 0) || j + 1 >= j1 ||
+            (kind != EQC_TERM_X && kind != EQC_TERM_ARTIFACT && kind != EQC_TERM_DETAIL) ||
+            t->d[q.s0 + j + 1].kind != kind + 1) {
+            single(j++);
+            continue;
+        }
+        /* twins (EQ_CUDA_TWINS_ENV): sums j and j + 1, a base kind and its
+         * quartic, from one read of x (twin_lane): their chunk sums, and
+         * where every lane's terms are tie-free, non-negative and below
+         * 2^47 units (eq_ord_run_scaled1 raising no flag) their runs as
+         * chunk_run's monotone form gives them; a sum with a flag in some
+         * lane is formed alone from its terms (chunk_result) */
+        if (held != EQC_TERM_X) {
+            __syncwarp();
+            stage_chunk(t->d[q.s0], q.first, q.count, st, lane);
+            held = EQC_TERM_X;
+        }
+        long long g[2];
+        int e[2];
+        double scale[2];
+#pragma unroll
+        for (int m = 0; m < 2; m++) {
+            g[m] = t->chunk_off[q.s0 + j + m] + q.c;
+            e[m] = plan[g[m]];
+            scale[m] = e[m] >= EQ_ORD_SCALED_EMIN ? eq_ord_scale(e[m]) : 1.0;
+        }
+        TwinLane o;
+        if (kind == EQC_TERM_X)
+            twin_lane<EQC_TERM_X>(mine, scale, &o);
+        else if (kind == EQC_TERM_ARTIFACT)
+            twin_lane<EQC_TERM_ARTIFACT>(mine, scale, &o);
+        else
+            twin_lane<EQC_TERM_DETAIL>(mine, scale, &o);
+        int alone = 0;
+        for (int m = 0; m < 2; m++) {
+            /* (selects, not indices: the loop is not unrolled) */
+            const long long gm = m ? g[1] : g[0];
+            const int em = m ? e[1] : e[0];
+            const double sd = m ? o.sd[1] : o.sd[0], sf = m ? o.sf[1] : o.sf[0];
+            const bool base_x = m == 0 && kind == EQC_TERM_X;
+            const double acc = chunk_sum_lanes(m ? o.gsum[1] : o.gsum[0], lane);
+            const bool nonzero = base_x ? __any_sync(0xffffffffu, o.nz) : acc != 0.0;
+            if (lane == 0) {
+                chunk_sum[gm] = acc;
+                zero[gm] = !nonzero;
+            }
+            if (em == EQ_ORD_NONE)
+                continue; /* its split record needs this frame's prefix */
+            const bool flag = (m ? o.tie[1] : o.tie[0]) || (base_x && o.neg) || !(sd < 0x1p47);
+            if (!__any_sync(0xffffffffu, flag || no_fast || em < EQ_ORD_SCALED_EMIN)) {
+                const EqOrdRun r = monotone_run(sd, sf, nt);
+                if (lane == 0) {
+                    runs[gm] = r;
+                    split_idx[gm] = -1;
+                }
+            } else {
+                alone |= 1 << m;
+            }
+        }
+        /* a sum with a flag in some lane: formed alone from its terms */
+        for (int m = 0; m < 2; m++)
+            if (alone >> m & 1) {
+                form(kind + m);
+                chunk_result(mine, nt, m ? e[1] : e[0], m ? g[1] : g[0], no_fast, approx, zero,
+                             runs, split_idx, pool, pool_cap, counters, lane);
+            }
+        j += 2;
     }
 }
 
@@ -3071,7 +3265,7 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
              * formed again */
             ord_chunk_runs_kernel<1><<<rblocks, 32 * RUNS_WARPS, 0, stream>>>(
                 dt, prev, runs, rwarps, cuda->runs_no_fast, approx, zero, split_idx, pool, cap,
-                counters, per_sum, chunk_sum, big_first);
+                counters, per_sum, chunk_sum, big_first, cuda->twins);
             EQC_CHECK_LAUNCH(cuda, "ord_chunk_runs_kernel");
             EQC_CHECK(cuda, EQC_SITE_LAUNCH,
                       plan_launch(most_chunks, 0, stream, dt, nsums, chunk_sum, plan, approx,
@@ -3104,7 +3298,7 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
                       launch_pdl(ord_chunk_runs_kernel<0>, rblocks, 32 * RUNS_WARPS, stream, dt,
                                  plan, runs, rwarps, cuda->runs_no_fast, approx, zero,
                                  split_idx, pool, cap, counters, per_sum, chunk_sum,
-                                 big_first));
+                                 big_first, 0));
         }
         if (eq_cuda_small_walk(most_chunks)) {
             /* the crossing forms' records: dynamic shared memory beyond
@@ -3180,6 +3374,7 @@ extern "C" int eq_cuda_stage_ordsum(EqCuda *cuda, const EqCudaSumCase *cases, in
     int err = 0;
     const int none_plan = flags & EQ_CUDA_STAGE_SUM_NONE_PLAN;
     int runs_mode, reuse_mode, split_mode, fused_mode, fed_mode, chain_mode, cross_mode;
+    int twins_mode;
     int big_chain_mode;
 
     if (ncases <= 0 || ncases > EQC_MAX_SUMS)
@@ -3215,6 +3410,9 @@ extern "C" int eq_cuda_stage_ordsum(EqCuda *cuda, const EqCudaSumCase *cases, in
     cuda->walk_none_plan = none_plan;
     cuda->walk_lie = !!(flags & EQ_CUDA_STAGE_SUM_LIE);
     cuda->runs_no_fast = !!(flags & EQ_CUDA_STAGE_SUM_PAIRS);
+    twins_mode = cuda->twins;
+    if (flags & EQ_CUDA_STAGE_SUM_SINGLES)
+        cuda->twins = 0;
     runs_mode = cuda->runs_per_sum;
     reuse_mode = cuda->plan_reuse;
     split_mode = cuda->split_block;
@@ -3247,6 +3445,7 @@ extern "C" int eq_cuda_stage_ordsum(EqCuda *cuda, const EqCudaSumCase *cases, in
     cuda->runs_per_sum = runs_mode;
     cuda->plan_reuse = reuse_mode;
     cuda->split_block = split_mode;
+    cuda->twins = twins_mode;
     cuda->fused = fused_mode;
     cuda->fused_late = 0;
     cuda->fed_walk = fed_mode;

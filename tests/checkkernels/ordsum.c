@@ -709,6 +709,36 @@ static void ck_ordsum_compose(CkContext *ck, uint64_t *rng)
  * sum must be the loop over its own terms, both ways. Seven kinds in an
  * order that takes every path. Returns the sums walked as one chain by
  * the walk of larger launches. */
+/* The chunk runs and segment runs of one sum of n terms t[] (the terms
+ * its kind forms) under the device's plan, against the device's: *bad
+ * gets the chunks that differ; *planned counts the planned chunks (runs
+ * that the kernel formed, not split). */
+static void ck_groups_runs(const double *t, size_t n, const int *plan, const EqOrdRun *runs,
+                           const EqOrdRun *seg, const int *seg_len, int *bad, long *planned)
+{
+    const EqOrdLayout *lay = &eq_ordsum_default_layout;
+    const size_t nch = eq_cuda_stage_ordsum_chunks(n);
+    EqOrdRun *hr = malloc(nch * sizeof(EqOrdRun)), *hs = malloc(nch * sizeof(EqOrdRun));
+    int *hl = malloc(nch * sizeof(int));
+    EqOrdRun *lanes = malloc((size_t)lay->lanes_per_chunk * sizeof(EqOrdRun));
+    EqOrdSegRun *scr = malloc((size_t)lay->chunks_per_segment * sizeof(EqOrdSegRun));
+    *bad = 0;
+    if (n) {
+        eq_ordsum_chunk_runs(t, n, 1, lay, plan, hr, lanes);
+        eq_ordsum_segment_runs(hr, plan, nch, lay, hs, hl, scr);
+        for (size_t c = 0; c < nch; c++) {
+            *bad += !same_run(&hr[c], &runs[c]) || hl[c] != seg_len[c] ||
+                    (hl[c] > 0 && !same_run(&hs[c], &seg[c]));
+            *planned += plan[c] != EQ_ORD_NONE;
+        }
+    }
+    free(hr);
+    free(hs);
+    free(hl);
+    free(lanes);
+    free(scr);
+}
+
 static long ck_ordsum_groups(CkContext *ck, uint64_t *rng)
 {
     static const int kinds[7] = {EQ_CUDA_TERM_X,        EQ_CUDA_TERM_QUARTIC,
@@ -720,10 +750,11 @@ static long ck_ordsum_groups(CkContext *ck, uint64_t *rng)
      * other launch of --quick takes), two fills */
     /* 300007 terms: 293 chunks a sum, the walk of larger launches */
     static const size_t sizes[] = {1, 1023, 1025, 65536 + 77, 200003, 300007};
-    static const int fills[] = {2, 7, 9, 12, 3};
+    /* 13: exact halves, and so twins formed alone */
+    static const int fills[] = {2, 7, 9, 12, 3, 13};
     static const int quick_sizes[] = {0, 2, 3, 5}, quick_fills[] = {0, 3};
-    const int nf = ck->quick ? 2 : 5, ns = ck->quick ? 4 : 6;
-    long chained = 0;
+    const int nf = ck->quick ? 2 : 6, ns = ck->quick ? 4 : 6;
+    long chained = 0, group_runs[2] = {0, 0};
     for (int fi = 0; fi < nf; fi++)
         for (int sj = 0; sj < ns; sj++) {
             const int f = ck->quick ? quick_fills[fi] : fi, si = ck->quick ? quick_sizes[sj] : sj;
@@ -739,17 +770,22 @@ static long ck_ordsum_groups(CkContext *ck, uint64_t *rng)
              * the runs kernel from the terms in place, and so its plan,
              * must be the fresh launch's); the walk of larger launches as
              * one chain (_BIGCHAIN: from the first chunks' sums that the
-             * runs kernel adds, each of its kind's terms) but in 3 */
+             * runs kernel adds, each of its kind's terms) but in 3; 4: as
+             * 2, each sum formed alone (_SINGLES: 2 forms a base sum and
+             * its quartic together). 2 and 4: the chunk runs and segment
+             * runs against the host's under the device's plan */
             const size_t nch = eq_cuda_stage_ordsum_chunks(n);
             double *cs[2] = {malloc(7 * nch * sizeof(double)), malloc(7 * nch * sizeof(double))};
             int *pl[2] = {malloc(7 * nch * sizeof(int)), malloc(7 * nch * sizeof(int))};
             EqOrdRun *rs = malloc(7 * nch * sizeof(EqOrdRun)), *sg = malloc(7 * nch * sizeof(EqOrdRun));
             int *sl = malloc(7 * nch * sizeof(int));
-            for (int m = 0; m < 4; m++) {
+            for (int m = 0; m < 5; m++) {
                 const int mapping =
                     (m & 1 ? EQ_CUDA_STAGE_SUM_RUNS_SUM : EQ_CUDA_STAGE_SUM_RUNS_GROUP) |
-                    (m < 3 ? EQ_CUDA_STAGE_SUM_BIGCHAIN : 0);
-                EqCudaSumPartials part = {.chunk_sum = cs[m >> 1], .plan = pl[m >> 1], .runs = rs,
+                    (m < 3 || m == 4 ? EQ_CUDA_STAGE_SUM_BIGCHAIN : 0) |
+                    (m == 4 ? EQ_CUDA_STAGE_SUM_SINGLES : 0);
+                const int kept = m == 2 || m == 4; /* plan reused, its partials checked */
+                EqCudaSumPartials part = {.chunk_sum = cs[m >= 2], .plan = pl[m >= 2], .runs = rs,
                                           .seg = sg, .seg_len = sl};
                 int err = 0;
                 if (m >= 2) {
@@ -765,12 +801,12 @@ static long ck_ordsum_groups(CkContext *ck, uint64_t *rng)
                 if (err >= 0)
                     err = eq_cuda_stage_ordsum(ck->cuda, cases, 7,
                                                mapping | (m >= 2 ? EQ_CUDA_STAGE_SUM_REUSE : 0),
-                                               got, m == 0 || m == 2 ? &part : NULL);
+                                               got, m == 0 || kept ? &part : NULL);
                 if (err < 0) {
                     ck_error(ck, "eq_cuda_stage_ordsum (one plane)", err);
                     break;
                 }
-                if (m == 0 || m == 2)
+                if (m == 0 || kept)
                     chained += part.big_chains;
                 for (int k = 0; k < 7; k++) {
                     char what[112];
@@ -779,22 +815,38 @@ static long ck_ordsum_groups(CkContext *ck, uint64_t *rng)
                     const double want = eq_ordsum_loop(t, n, 1, 0.0);
                     snprintf(what, sizeof(what),
                              "one plane, runs per %s%s, fill %d n %zu: sum %d (kind %d)",
-                             m & 1 ? "sum" : "group", m >= 2 ? ", plan reused" : "", fills[f],
-                             n, k, kinds[k]);
+                             m & 1 ? "sum" : "group",
+                             m == 4 ? ", plan reused, sums alone" : m >= 2 ? ", plan reused" : "",
+                             fills[f], n, k, kinds[k]);
                     ck_same(ck, what, &got[k], &want, sizeof(double));
+                    if (kept) {
+                        /* the runs and segments the walk read, against the
+                         * host's from this kind's terms under the plan */
+                        int bad = 0;
+                        ck_groups_runs(t, n, pl[1] + k * nch, rs + k * nch, sg + k * nch,
+                                       sl + k * nch, &bad, &group_runs[m == 4]);
+                        const int zero = 0;
+                        snprintf(what, sizeof(what),
+                                 "one plane, fill %d n %zu, kind %d: chunk and segment runs, "
+                                 "plan reused%s (%d differ)",
+                                 fills[f], n, kinds[k], m == 4 ? ", sums alone" : "", bad);
+                        ck_same(ck, what, &bad, &zero, sizeof(int));
+                    }
                 }
-                if (m == 2) {
+                if (kept) {
                     char what[112];
                     const int one = 1;
-                    snprintf(what, sizeof(what), "one plane, fill %d n %zu: plan reused",
-                             fills[f], n);
+                    const char *how = m == 4 ? ", sums alone" : "";
+                    snprintf(what, sizeof(what), "one plane, fill %d n %zu: plan reused%s",
+                             fills[f], n, how);
                     ck_same(ck, what, &part.plan_reused, &one, sizeof(int));
                     snprintf(what, sizeof(what),
-                             "one plane, fill %d n %zu: chunk sums with the plan reused",
-                             fills[f], n);
+                             "one plane, fill %d n %zu: chunk sums with the plan reused%s",
+                             fills[f], n, how);
                     ck_same(ck, what, cs[1], cs[0], 7 * nch * sizeof(double));
-                    snprintf(what, sizeof(what), "one plane, fill %d n %zu: plan with the plan reused",
-                             fills[f], n);
+                    snprintf(what, sizeof(what),
+                             "one plane, fill %d n %zu: plan with the plan reused%s", fills[f], n,
+                             how);
                     ck_same(ck, what, pl[1], pl[0], 7 * nch * sizeof(int));
                 }
             }
@@ -808,6 +860,9 @@ static long ck_ordsum_groups(CkContext *ck, uint64_t *rng)
             free(x);
             free(t);
         }
+    printf("  ordsum: sums of one plane, plan reused: %ld planned chunk runs held to the host "
+           "(twins), %ld (sums alone)\n",
+           group_runs[0], group_runs[1]);
     return chained;
 }
 
