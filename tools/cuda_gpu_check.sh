@@ -192,7 +192,9 @@ for s in $steps; do
       #    increment from the lane's second half; exact halves not flagged;
       #    X's negative terms not flagged; X's non-zero terms not seen (its
       #    chunks flagged zero); the chunk sum's first half replaced by its
-      #    second; a flagged sum not formed alone
+      #    second; a flagged sum not formed alone; (twinunit) exact halves
+      #    looked for at u, not u/2 (eq_ord_round_unit's half_u, since the
+      #    twins add in units of the terms)
       #  (no mutant for the large chain's places: bigplace, which gave the
       #    upper half of each 16-byte word's pair its lower half's place, was
       #    green in session 37: such steps were overwritten or left unwritten,
@@ -273,6 +275,7 @@ for s in $steps; do
       mut twinnz 's/                    nz = nz | (t\[0\] != 0.0);/                    nz = nz;/'
       mut twinhalf 's/                    h0\[m\] = h == 0 ? H : h0\[m\];/                    h0[m] = H;/'
       mut twinalone 's/                alone |= 1 << m;/                (void)0;/'
+      mut twinunit 's/        half_u\[m\] = c\[m\] \* 0x1p-53;/        half_u[m] = c[m] * 0x1p-52;/'
       # crossing records (EQ_CUDA_CROSSREC_ENV, session 27; crosslane and
       # crossok in the header, below): a record formed before the wait kept
       # whatever its binade; no binade kept for the next launch (none formed
@@ -294,7 +297,7 @@ for s in $steps; do
       mx() { # name sed: lib/exact/ordsum.h, the ordsum stage
         printf 'H%d\t%s\t%s\t%s\t%s\n' $((nh % 2 + 1)) "$1" lib/exact/ordsum.h ordsum "$2" >> $ML; nh=$((nh + 1))
       }
-      mx scaledpart 's/    const double sum = (part\[0\] + part\[1\]) + (part\[2\] + part\[3\]);/    const double sum = (part[0] + part[1]) + part[2];/'
+      mx scaledpart 's/    const double sum = ((part\[0\] + part\[1\]) + (part\[2\] + part\[3\])) \* scale;/    const double sum = ((part[0] + part[1]) + part[2]) * scale;/'
       mx scaledneg 's/        neg = neg | (xi < 0.0);/        neg = neg;/'
       mx scaledtie 's/        tie = tie | (half != 0);/        tie = tie;/'
       mx scaledbig 's/    return (tie ? EQ_ORD_SF_TIE : 0) | (!(sum < 0x1p47) ? EQ_ORD_SF_BIG : 0) |/    return (tie ? EQ_ORD_SF_TIE : 0) | 0 |/'

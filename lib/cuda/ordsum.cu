@@ -841,7 +841,7 @@ static __device__ __forceinline__ EqOrdRun chunk_run(const double *mine, int nt,
     int fl = EQ_ORD_SF_BIG;
     double sd = 0.0, sf = 0.0;
     if (!no_fast && e >= EQ_ORD_SCALED_EMIN)
-        fl = eq_ord_run_scaled1(mine, 32, eq_ord_scale(e), &sd, &sf);
+        fl = eq_ord_run_scaled1(mine, 32, e, &sd, &sf);
     const bool scaled = !(fl & (EQ_ORD_SF_BIG | EQ_ORD_SF_NEG));
     LaneFast lf = { 0, EQ_ORD_POISON, -EQ_ORD_POISON, 0, 0 };
     if (scaled) {
@@ -932,9 +932,9 @@ static __device__ __forceinline__ void rows_to_terms(double *mine, int todo)
  * the lane's row (lane l: the chunk's 32l .. 32l+31 at `mine`), for the
  * kept plan's runs kernel: per sum m (0 the base, 1 the quartic) what
  * chunk_sum_of gives inside the lane (gsum: its tree's first three steps)
- * and what eq_ord_run_scaled1 gives for the lane's 32 terms under
- * scale[m] (sd, sf, and its TIE flag), with the same operations in the
- * same order. The other flags need no test per term where the terms
+ * and what eq_ord_run_scaled1 gives for the lane's 32 terms under binade
+ * e[m] (sd, sf, and its TIE flag), with the same operations in the same
+ * order. The other flags need no test per term where the terms
  * cannot be negative: a quartic's (a square squared: +0.0, positive or
  * NaN) and a clamped base's (ARTIFACT, DETAIL: +0.0 or positive); there
  * "some term is not 0.0" is "the chunk's sum is not 0.0", for a sum of
@@ -947,7 +947,7 @@ struct TwinLane {
 };
 
 template <int BASE>
-static __device__ __forceinline__ void twin_lane(const double *mine, const double scale[2],
+static __device__ __forceinline__ void twin_lane(const double *mine, const int e[2],
                                                  TwinLane *o)
 {
     static_assert(BASE == EQC_TERM_X || BASE == EQC_TERM_ARTIFACT || BASE == EQC_TERM_DETAIL,
@@ -958,11 +958,17 @@ static __device__ __forceinline__ void twin_lane(const double *mine, const doubl
                   "the quartic's kind follows its base's");
     double part[2][4], first[2] = { 0.0, 0.0 }, h0[2] = { 0.0, 0.0 }, h1[2] = { 0.0, 0.0 };
     bool tie[2] = { false, false }, neg = false, nz = false;
+    /* eq_ord_run_scaled1's constants (any binade: a sum without one has
+     * no run to form) */
+    double c[2], half_u[2];
 #pragma unroll
-    for (int m = 0; m < 2; m++)
+    for (int m = 0; m < 2; m++) {
+        c[m] = e[m] >= EQ_ORD_SCALED_EMIN ? eq_pow2(e[m]) : 1.0;
+        half_u[m] = c[m] * 0x1p-53;
 #pragma unroll
         for (int u = 0; u < 4; u++)
             part[m][u] = 0.0;
+    }
     /* two halves of 16 terms (batches 4h .. 4h+3 of chunk_sum_of's 8) */
 #pragma unroll 1
     for (int h = 0; h < 2; h++) {
@@ -982,12 +988,11 @@ static __device__ __forceinline__ void twin_lane(const double *mine, const doubl
                 t[1] = eq_s2_quartic(t[0]); /* eq_s2_term(BASE + 1, v[u]) */
 #pragma unroll
                 for (int m = 0; m < 2; m++) {
-                    double tt;
                     unsigned half;
                     a[m] += t[m];
                     /* term 16h + 4b + u of eq_ord_run_scaled1: its total
                      * part (16h + 4b + u) & 3 = u */
-                    const double r = eq_ord_round_scaled(t[m] * scale[m], &tt, &half);
+                    const double r = eq_ord_round_unit(t[m], c[m], half_u[m], &half);
                     tie[m] = tie[m] | (half != 0);
                     part[m][u] += r;
                     if (b == 0 && u == 0)
@@ -1016,9 +1021,10 @@ static __device__ __forceinline__ void twin_lane(const double *mine, const doubl
     }
 #pragma unroll
     for (int m = 0; m < 2; m++) {
+        const double scale = e[m] >= EQ_ORD_SCALED_EMIN ? eq_ord_scale(e[m]) : 1.0;
         o->gsum[m] = h0[m] + h1[m];
-        o->sd[m] = (part[m][0] + part[m][1]) + (part[m][2] + part[m][3]);
-        o->sf[m] = first[m];
+        o->sd[m] = ((part[m][0] + part[m][1]) + (part[m][2] + part[m][3])) * scale;
+        o->sf[m] = first[m] * scale;
         o->tie[m] = tie[m];
     }
     o->neg = neg;
@@ -1283,20 +1289,18 @@ ord_chunk_runs_kernel(const EqcSumTable *t, const int *plan, EqOrdRun *runs, lon
         }
         long long g[2];
         int e[2];
-        double scale[2];
 #pragma unroll
         for (int m = 0; m < 2; m++) {
             g[m] = t->chunk_off[q.s0 + j + m] + q.c;
             e[m] = plan[g[m]];
-            scale[m] = e[m] >= EQ_ORD_SCALED_EMIN ? eq_ord_scale(e[m]) : 1.0;
         }
         TwinLane o;
         if (kind == EQC_TERM_X)
-            twin_lane<EQC_TERM_X>(mine, scale, &o);
+            twin_lane<EQC_TERM_X>(mine, e, &o);
         else if (kind == EQC_TERM_ARTIFACT)
-            twin_lane<EQC_TERM_ARTIFACT>(mine, scale, &o);
+            twin_lane<EQC_TERM_ARTIFACT>(mine, e, &o);
         else
-            twin_lane<EQC_TERM_DETAIL>(mine, scale, &o);
+            twin_lane<EQC_TERM_DETAIL>(mine, e, &o);
         int alone = 0;
         for (int m = 0; m < 2; m++) {
             /* (selects, not indices: the loop is not unrolled) */

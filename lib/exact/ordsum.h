@@ -377,9 +377,32 @@ EQ_HD static inline int eq_ord_run_scaled(const double *x, int n, double scale, 
 }
 
 /*
+ * The one-term rule in the units of the terms, for the tie-free run below:
+ * with c = 2^e (eq_pow2(e)) and 0 <= x < 2^e, x + c lies in [2^e, 2^(e+1)]
+ * and is rounded on that binade's grid u = 2^(e-52), a half to the even
+ * mantissa, so r = (x + c) - c (exact) is x rounded to a multiple of u:
+ * rint(x / u) u, eq_ord_round_scaled's r times u, with the same parity of
+ * r / u; r - x is exact (Sterbenz, or r = 0), and +-u/2 (half_u, which is
+ * c 2^-53) exactly on a half. The same as scaling x by 2^(52 - e) first,
+ * without the product. For x >= 2^e (y >= 2^52) r means nothing, and a
+ * run's total then reaches 2^47 units (its BIG flag); for x < 0 nothing
+ * but the NEG flag that the caller raises. */
+EQ_HD static inline double eq_ord_round_unit(double x, double c, double half_u, unsigned *tie)
+{
+    double r = (x + c) - c;
+#if EQ_ORDSUM_MUTATION == 6
+    *tie = 0; /* mutation: exact halves not recognised */
+    (void)half_u;
+#else
+    *tie = fabs(r - x) == half_u;
+#endif
+    return r;
+}
+
+/*
  * The tie-free run of n (0 <= n <= 32) non-negative terms under binade e
- * (scale = eq_ord_scale(e)): eq_ord_run_scaled's parity-0 chain alone,
- * with its flags raised more cheaply. *d is the increment total and *f the
+ * (EQ_ORD_SCALED_EMIN <= e <= EQ_ORD_EMAX): eq_ord_run_scaled's parity-0
+ * chain alone, with its flags raised more cheaply. *d is the increment total and *f the
  * first increment (0 when n == 0), so that (d, f, d) is the single run
  * (EqOrdRun1: lo = f, hi = d) whenever the result has no flag. Flags:
  *   EQ_ORD_SF_TIE  some term is an exact half (then form the pair run with
@@ -397,6 +420,8 @@ EQ_HD static inline int eq_ord_run_scaled(const double *x, int n, double scale, 
  * the same double wherever there is no flag. Every increment is then a
  * non-negative integer and the exact total is below 2^47, so every
  * partial total is an integer below 2^47, held exactly, in any grouping.
+ * They are added in units of u (eq_ord_round_unit: a multiple of u each,
+ * exact below 2^53 u, subnormal u included), then scaled to units once.
  * Where the exact total is 2^47 or more, every grouping's result is too
  * (rounding is monotone and keeps integers up to 2^53 exact), and an
  * infinity or a NaN reaches every grouping's result: BIG either way. The
@@ -404,24 +429,24 @@ EQ_HD static inline int eq_ord_run_scaled(const double *x, int n, double scale, 
  * per-term tests (DSETP.OR on the GPU) instead of forming and OR-ing
  * integers.
  */
-EQ_HD static inline int eq_ord_run_scaled1(const double *x, int n, double scale, double *d,
-                                           double *f)
+EQ_HD static inline int eq_ord_run_scaled1(const double *x, int n, int e, double *d, double *f)
 {
     double part[4] = { 0.0, 0.0, 0.0, 0.0 }, first = 0.0;
+    const double c = eq_pow2(e), half_u = c * 0x1p-53, scale = eq_ord_scale(e);
     bool tie = false, neg = false;
     int i;
     for (i = 0; i < n; i++) {
-        double xi = x[i], t;
+        double xi = x[i];
         unsigned half;
-        double r = eq_ord_round_scaled(xi * scale, &t, &half);
+        double r = eq_ord_round_unit(xi, c, half_u, &half);
         tie = tie | (half != 0);
         neg = neg | (xi < 0.0);
         part[i & 3] += r;
         first = i == 0 ? r : first;
     }
-    const double sum = (part[0] + part[1]) + (part[2] + part[3]);
+    const double sum = ((part[0] + part[1]) + (part[2] + part[3])) * scale;
     *d = sum;
-    *f = first;
+    *f = first * scale;
     return (tie ? EQ_ORD_SF_TIE : 0) | (!(sum < 0x1p47) ? EQ_ORD_SF_BIG : 0) |
            (neg ? EQ_ORD_SF_NEG : 0);
 }

@@ -120,7 +120,7 @@ static void scaled_term(double x, int e)
         /* the single run: its flags as the pair's (BIG may also come from
          * a total >= 2^47, here one term of y >= 2^47 - 1/2) */
         double d1, f1;
-        int g = eq_ord_run_scaled1(&x, 1, eq_ord_scale(e), &d1, &f1);
+        int g = eq_ord_run_scaled1(&x, 1, e, &d1, &f1);
         if ((f | g) & EQ_ORD_SF_NEG) {
             if ((f & EQ_ORD_SF_NEG) != (g & EQ_ORD_SF_NEG))
                 ok = 0; /* NEG exactly for x < 0 in both */
@@ -363,7 +363,7 @@ static int scaled_run(const double *x, int n, int e, const EqOrdRun *want)
      * 0's total and first increment and no flag here either; a tie here is
      * one there; a clean run here below 2^47 is clean there */
     double d1, f1;
-    int g = eq_ord_run_scaled1(x, n, eq_ord_scale(e), &d1, &f1);
+    int g = eq_ord_run_scaled1(x, n, e, &d1, &f1);
     if (g == 0)
         CHECK(f == 0 && (int64_t)d1 == pr.d[0] && (n == 0 || (int64_t)f1 == pr.lo[0]));
     if ((f & EQ_ORD_SF_TIE) && !(f & (EQ_ORD_SF_BIG | EQ_ORD_SF_NEG)))
@@ -513,7 +513,7 @@ static void monotone_lanes(long rounds)
         for (l = 0; l * 32 < n; l++) {
             double d, f;
             int m = n - l * 32 < 32 ? n - l * 32 : 32;
-            flags |= eq_ord_run_scaled1(x + l * 32, m, eq_ord_scale(e), &d, &f);
+            flags |= eq_ord_run_scaled1(x + l * 32, m, e, &d, &f);
             total += d; /* integers below 2^52: exact */
             if (l == 0)
                 first = f;
