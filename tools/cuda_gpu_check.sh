@@ -274,7 +274,7 @@ for s in $steps; do
       mut twinneg 's/                    neg = neg | (t\[0\] < 0.0);/                    neg = neg;/'
       mut twinnz 's/                    nz = nz | (t\[0\] != 0.0);/                    nz = nz;/'
       mut twinhalf 's/                    h0\[m\] = h == 0 ? H : h0\[m\];/                    h0[m] = H;/'
-      mut twinalone 's/                alone |= 1 << m;/                (void)0;/'
+      mut twinalone 's/        const int alone = (e\[0\] != EQ_ORD_NONE \&\& bad0) | (e\[1\] != EQ_ORD_NONE \&\& bad1) << 1;/        const int alone = 0;/'
       mut twinunit 's/        half_u\[m\] = c\[m\] \* 0x1p-53;/        half_u[m] = c[m] * 0x1p-52;/'
       # crossing records (EQ_CUDA_CROSSREC_ENV, session 27; crosslane and
       # crossok in the header, below): a record formed before the wait kept

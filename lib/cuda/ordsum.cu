@@ -279,6 +279,44 @@ static __device__ __forceinline__ bool warp_chunk(const EqcSumTable *t, long lon
  * 0 in groups, 5400 per sum) 0.443-0.445 against 0.445-0.449. */
 #define EQC_RUNS_PER_SUM_MAX 8192
 
+/* chunk_sum_of's steps across the lanes (8, 16 and 32 of the tree, then
+ * the groups in order from 0.0), from each lane's part g[i] (the tree's
+ * first three steps inside the lane), for N sums at once (their shuffles
+ * interleaved: one chain of latencies for all): lane 0's acc[i] is sum
+ * i's. */
+template <int N>
+static __device__ __forceinline__ void chunk_sum_lanes(const double *gsum, int lane,
+                                                       double *acc)
+{
+    double g[N];
+#pragma unroll
+    for (int i = 0; i < N; i++)
+        g[i] = gsum[i];
+#pragma unroll
+    for (int k = 1; k < 8; k *= 2) {
+        double o[N];
+#pragma unroll
+        for (int i = 0; i < N; i++)
+            o[i] = __shfl_down_sync(0xffffffffu, g[i], k);
+        if ((lane & (2 * k - 1)) == 0)
+#pragma unroll
+            for (int i = 0; i < N; i++)
+                g[i] += o[i];
+    }
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+        const double g1 = __shfl_sync(0xffffffffu, g[i], 8),
+                     g2 = __shfl_sync(0xffffffffu, g[i], 16),
+                     g3 = __shfl_sync(0xffffffffu, g[i], 24);
+        double a = 0.0;
+        a += g[i];
+        a += g1;
+        a += g2;
+        a += g3;
+        acc[i] = a;
+    }
+}
+
 /* Approximate sum of a chunk, in eq_ordsum_chunk_sums()'s grouping: the
  * chunk's 256 "lanes" of 4 terms each add their terms in order from 0.0,
  * the ordered tree inside each group of 64 lanes, the groups in order from
@@ -287,27 +325,6 @@ static __device__ __forceinline__ bool warp_chunk(const EqcSumTable *t, long lon
  * and does the tree's first three steps itself, the next three across
  * lanes (a group of 64 lanes is 8 warp lanes). The sum is lane 0's;
  * *nonzero (every lane): some term of the chunk is not 0.0. */
-/* chunk_sum_of's steps across the lanes (8, 16 and 32 of the tree, then
- * the groups in order from 0.0), from each lane's part gsum (the tree's
- * first three steps inside the lane): lane 0's result is the chunk's sum. */
-static __device__ __forceinline__ double chunk_sum_lanes(double gsum, int lane)
-{
-    for (int k = 1; k < 8; k *= 2) {
-        const double o = __shfl_down_sync(0xffffffffu, gsum, k);
-        if ((lane & (2 * k - 1)) == 0)
-            gsum += o;
-    }
-    const double g1 = __shfl_sync(0xffffffffu, gsum, 8),
-                 g2 = __shfl_sync(0xffffffffu, gsum, 16),
-                 g3 = __shfl_sync(0xffffffffu, gsum, 24);
-    double acc = 0.0;
-    acc += gsum;
-    acc += g1;
-    acc += g2;
-    acc += g3;
-    return acc;
-}
-
 static __device__ __forceinline__ double chunk_sum_of(const double *mine, int kind, int lane,
                                                       int *nonzero)
 {
@@ -334,7 +351,9 @@ static __device__ __forceinline__ double chunk_sum_of(const double *mine, int ki
         for (int i = 0; i + k < 8; i += 2 * k)
             ls[i] += ls[i + k];
     *nonzero = __any_sync(0xffffffffu, nz);
-    return chunk_sum_lanes(ls[0], lane);
+    double acc;
+    chunk_sum_lanes<1>(ls, lane, &acc);
+    return acc;
 }
 
 /* Each chunk's approximate sum (chunk_sum_of) and its "every term zero"
@@ -816,14 +835,28 @@ static __device__ int split_chunk(const double *st, double approx, EqCudaSplit *
 /* A chunk's run where every lane's eq_ord_run_scaled1 raised no flag (sd,
  * sf: the lane's d and f; nt its real terms): eq_ord_run_monotone of the
  * lanes' total (a warp sum of integers below 2^52, exact in any order;
- * lanes past the end add 0) and lane 0's first increment. Every lane gets
- * it. */
-static __device__ __forceinline__ EqOrdRun monotone_run(double sd, double sf, int nt)
+ * lanes past the end add 0) and lane 0's first increment; for N chunks'
+ * (or sums') runs at once, their shuffles interleaved. Every lane gets
+ * them. */
+template <int N>
+static __device__ __forceinline__ void monotone_runs(const double *sd, const double *sf, int nt,
+                                                     EqOrdRun *r)
 {
-    double dsum = nt > 0 ? sd : 0.0;
+    double dsum[N], first[N];
+#pragma unroll
+    for (int i = 0; i < N; i++)
+        dsum[i] = nt > 0 ? sd[i] : 0.0;
+#pragma unroll
     for (int k = 16; k >= 1; k >>= 1)
-        dsum += __shfl_xor_sync(0xffffffffu, dsum, k);
-    return eq_ord_run_monotone(dsum, __shfl_sync(0xffffffffu, sf, 0));
+#pragma unroll
+        for (int i = 0; i < N; i++)
+            dsum[i] += __shfl_xor_sync(0xffffffffu, dsum[i], k);
+#pragma unroll
+    for (int i = 0; i < N; i++)
+        first[i] = __shfl_sync(0xffffffffu, sf[i], 0);
+#pragma unroll
+    for (int i = 0; i < N; i++)
+        r[i] = eq_ord_run_monotone(dsum[i], first[i]);
 }
 
 /* One chunk's run under its binade e (not EQ_ORD_NONE), lane l holding
@@ -873,7 +906,7 @@ static __device__ __forceinline__ EqOrdRun chunk_run(const double *mine, int nt,
          * eq_ord_run_monotone's, from a warp sum of the lanes' totals
          * (lanes past the end add 0) and lane 0's first increment, instead
          * of the five steps of int64 triples below */
-        r = monotone_run(sd, sf, nt);
+        monotone_runs<1>(&sd, &sf, nt, &r);
     } else if (!__any_sync(0xffffffffu, lf.slow | no_fast)) {
         for (int k = 1; k < 32; k *= 2) {
             EqOrdRun1 o = shfl_down1(r1, k);
@@ -1301,30 +1334,31 @@ ord_chunk_runs_kernel(const EqcSumTable *t, const int *plan, EqOrdRun *runs, lon
             twin_lane<EQC_TERM_ARTIFACT>(mine, e, &o);
         else
             twin_lane<EQC_TERM_DETAIL>(mine, e, &o);
-        int alone = 0;
-        for (int m = 0; m < 2; m++) {
-            /* (selects, not indices: the loop is not unrolled) */
-            const long long gm = m ? g[1] : g[0];
-            const int em = m ? e[1] : e[0];
-            const double sd = m ? o.sd[1] : o.sd[0], sf = m ? o.sf[1] : o.sf[0];
-            const bool base_x = m == 0 && kind == EQC_TERM_X;
-            const double acc = chunk_sum_lanes(m ? o.gsum[1] : o.gsum[0], lane);
-            const bool nonzero = base_x ? __any_sync(0xffffffffu, o.nz) : acc != 0.0;
-            if (lane == 0) {
-                chunk_sum[gm] = acc;
-                zero[gm] = !nonzero;
-            }
-            if (em == EQ_ORD_NONE)
-                continue; /* its split record needs this frame's prefix */
-            const bool flag = (m ? o.tie[1] : o.tie[0]) || (base_x && o.neg) || !(sd < 0x1p47);
-            if (!__any_sync(0xffffffffu, flag || no_fast || em < EQ_ORD_SCALED_EMIN)) {
-                const EqOrdRun r = monotone_run(sd, sf, nt);
-                if (lane == 0) {
-                    runs[gm] = r;
-                    split_idx[gm] = -1;
+        /* both sums' shuffles at once */
+        double acc[2];
+        chunk_sum_lanes<2>(o.gsum, lane, acc);
+        const bool nz0 = kind == EQC_TERM_X ? __any_sync(0xffffffffu, o.nz) : acc[0] != 0.0;
+        const bool flag0 = o.tie[0] || (kind == EQC_TERM_X && o.neg) || !(o.sd[0] < 0x1p47);
+        const bool flag1 = o.tie[1] || !(o.sd[1] < 0x1p47);
+        const bool bad0 =
+            __any_sync(0xffffffffu, flag0 || no_fast || e[0] < EQ_ORD_SCALED_EMIN);
+        const bool bad1 =
+            __any_sync(0xffffffffu, flag1 || no_fast || e[1] < EQ_ORD_SCALED_EMIN);
+        EqOrdRun r[2];
+        monotone_runs<2>(o.sd, o.sf, nt, r);
+        /* a sum without a binade is left to ord_runs_again_kernel (its
+         * split record needs this frame's prefix); one with a flag in some
+         * lane is formed alone from its terms */
+        const int alone = (e[0] != EQ_ORD_NONE && bad0) | (e[1] != EQ_ORD_NONE && bad1) << 1;
+        if (lane == 0) {
+#pragma unroll
+            for (int m = 0; m < 2; m++) {
+                chunk_sum[g[m]] = acc[m];
+                zero[g[m]] = !(m ? acc[1] != 0.0 : nz0);
+                if (e[m] != EQ_ORD_NONE && !(m ? bad1 : bad0)) {
+                    runs[g[m]] = r[m];
+                    split_idx[g[m]] = -1;
                 }
-            } else {
-                alone |= 1 << m;
             }
         }
         /* a sum with a flag in some lane: formed alone from its terms */
