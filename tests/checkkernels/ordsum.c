@@ -701,14 +701,6 @@ static void ck_ordsum_compose(CkContext *ck, uint64_t *rng)
     free(left);
 }
 
-/* Sums of one plane (as SSIMULACRA2 sends six sums of two planes): with a
- * warp per chunk of the plane group, the launch stages each chunk once for
- * the sums of the plane, forms each sum's terms in place (the quartic of
- * the term held where it can, x staged again where it cannot); with a warp
- * per chunk of each sum, every warp forms its own sum's terms from x. Each
- * sum must be the loop over its own terms, both ways. Seven kinds in an
- * order that takes every path. Returns the sums walked as one chain by
- * the walk of larger launches. */
 /* The chunk runs and segment runs of one sum of n terms t[] (the terms
  * its kind forms) under the device's plan, against the device's: *bad
  * gets the chunks that differ; *planned counts the planned chunks (runs
@@ -739,6 +731,16 @@ static void ck_groups_runs(const double *t, size_t n, const int *plan, const EqO
     free(scr);
 }
 
+/* Sums of one plane (as SSIMULACRA2 sends six sums of two planes): with a
+ * warp per chunk of the plane group, the launch stages each chunk once for
+ * the sums of the plane, forms each sum's terms in place (the quartic of
+ * the term held where it can, x staged again where it cannot; with a
+ * reused plan a base sum and its quartic together from x, the twins,
+ * unless _SINGLES); with a warp
+ * per chunk of each sum, every warp forms its own sum's terms from x. Each
+ * sum must be the loop over its own terms, both ways. Seven kinds in an
+ * order that takes every path. Returns the sums walked as one chain by
+ * the walk of larger launches. */
 static long ck_ordsum_groups(CkContext *ck, uint64_t *rng)
 {
     static const int kinds[7] = {EQ_CUDA_TERM_X,        EQ_CUDA_TERM_QUARTIC,
