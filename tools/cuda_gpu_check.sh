@@ -378,7 +378,8 @@ for s in $steps; do
       run rates-raindrops 200 $RT $F/raindrops_ref.yuv $F/raindrops_crf30.yuv 1920 1080 420 8 --device --label raindrops
       run rates-4k 200 $RT bench bench 3840 2160 420 8 --device --frames 1
       # the larger launches' walk as one chain, its count of chained sums the
-      # model's (--chain, since session 37; not yet run on a GPU then)
+      # model's (--chain, since session 37; first run on a GPU in session 38:
+      # 4K's 246 chained sums, the model's 246)
       run rates-raindrops-chain 200 $RT $F/raindrops_ref.yuv $F/raindrops_crf30.yuv 1920 1080 420 8 --device --chain --label raindrops
       run rates-4k-chain 200 $RT bench bench 3840 2160 420 8 --device --chain --frames 2
       grep -h '^device:' "$OUT"/rates-*.log ;;
@@ -388,7 +389,7 @@ for s in $steps; do
       # model holds them), built in a copy of the tree: rates-4k-chain's
       # run must then fail (rc 1, "DEVICE MODEL" lines). The checks' own
       # mutant of it was green (session 37); this is the tool's (written in
-      # session 37, not yet run on a GPU)
+      # session 37; red on an H100 in session 38: rc 1, 3 DEVICE MODEL lines)
       T=/tmp/eq-rates-mut Bm=/tmp/eq-rates-mut-b
       rm -rf $T $Bm; mkdir -p $T
       tar --exclude='./build*' --exclude=./.git --exclude=./.dev -cf - . | tar -xf - -C $T
