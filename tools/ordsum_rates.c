@@ -103,6 +103,11 @@ typedef struct Tally {
     size_t sp_records, sp_fast, sp_pieces, sp_pieces_max, sp_negative, sp_over;
     /* records of at most EQ_ORD_SHORT_PIECES pieces; in the small walk, of more */
     size_t sp_short, sp_small_long;
+    /* --lanes: the planned chunks, those whose every lane of 32 terms
+     * raises no flag in eq_ord_run_scaled1 (the monotone run that the
+     * device's chunk_run and twins take), and those with a lane flagged
+     * TIE, NEG or BIG (a binade below EQ_ORD_SCALED_EMIN counts as BIG) */
+    size_t ln_planned, ln_mono, ln_tie, ln_neg, ln_big;
     /* of the records walked, those of one binade crossing, and those that
      * lane runs under two binades would walk whole (DevCount) */
     size_t sp_cross_one, sp_cross_whole;
@@ -287,6 +292,8 @@ static int model_cross;
 /* --chain: the larger launches' walk as one chain (chain_model) tallied;
  * with --device, the engine's launches take it too (_BIGCHAIN) */
 static int model_chain;
+/* --lanes: the planned chunks' lane flags tallied (Tally's ln_*) */
+static int lanes_table;
 
 /* The same sum's plan, approximate prefixes and chunk sums in the frame
  * before (set by measure() for device_walk's cross_model; prev_nch 0:
@@ -862,6 +869,25 @@ static void measure(const double *x, size_t n, int m, int kind, int scale, int c
     eq_ordsum_chunk_runs(x, n, 1, &layout, scr.plan, scr.runs, scr.lane_runs);
     eq_ordsum_segment_runs(scr.runs, scr.plan, nch, &layout, scr.seg, scr.seg_len,
                            scr.segscratch);
+    /* --lanes: each planned chunk's lanes as the device forms their runs
+     * first (32 consecutive terms a lane, eq_ord_run_scaled1) */
+    size_t ln[5] = { 0, 0, 0, 0, 0 };
+    for (size_t c = 0; lanes_table && c < nch; c++) {
+        const int e = scr.plan[c];
+        if (e == EQ_ORD_NONE)
+            continue;
+        const size_t first = c * ct, last = first + ct < n ? first + ct : n;
+        int fl = e < EQ_ORD_SCALED_EMIN ? EQ_ORD_SF_BIG : 0;
+        for (size_t l = first; l < last && e >= EQ_ORD_SCALED_EMIN; l += 32) {
+            double d, f;
+            fl |= eq_ord_run_scaled1(x + l, last - l < 32 ? (int)(last - l) : 32, e, &d, &f);
+        }
+        ln[0]++;
+        ln[1] += fl == 0;
+        ln[2] += (fl & EQ_ORD_SF_TIE) != 0;
+        ln[3] += (fl & EQ_ORD_SF_NEG) != 0;
+        ln[4] += (fl & EQ_ORD_SF_BIG) != 0;
+    }
     /* the split records: every non-zero chunk planned term by term but a
      * prewalked first one (the engine's pool of EQC_SPLIT_POOL records a
      * launch is not modelled: no fixture's launch comes near it); a
@@ -991,6 +1017,11 @@ static void measure(const double *x, size_t n, int m, int kind, int scale, int c
         t->sp_over += sp_over;
         t->sp_short += sp_short;
         t->sp_small_long += sp_small_long;
+        t->ln_planned += ln[0];
+        t->ln_mono += ln[1];
+        t->ln_tie += ln[2];
+        t->ln_neg += ln[3];
+        t->ln_big += ln[4];
         t->sp_cross_one += dc.cross_one;
         t->sp_cross_whole += dc.cross_whole;
         t->sp_cross_prev += dc.cross_prev;
@@ -1608,6 +1639,24 @@ static void print_split_row(const char *label, const char *kind, const char *sca
            t->sp_stale_tried);
 }
 
+static void print_lanes_row(const char *label, const char *kind, const char *scale,
+                            const Tally *t)
+{
+    printf("| %s | %s | %s | %zu | %zu | %zu (%.2f %%) | %zu | %zu | %zu |\n", label, kind, scale,
+           t->sums, t->ln_planned, t->ln_mono, pct(t->ln_mono, t->ln_planned), t->ln_tie,
+           t->ln_neg, t->ln_big);
+}
+
+/* --lanes: the planned chunks whose runs take the monotone form. */
+static void print_lanes_table(const char *label, int by_scale)
+{
+    printf("| fixture | metric / sum | scale | sums | planned chunks | no lane flagged "
+           "(monotone run) | a lane with an exact half | with a negative term | with 2^47 "
+           "units or more |\n");
+    printf("|---|---|---|---|---|---|---|---|---|\n");
+    print_rows(label, by_scale, print_lanes_row);
+}
+
 /* --splits: the device's split records per metric and sum kind. */
 static void print_split_table(const char *label, int by_scale)
 {
@@ -1661,11 +1710,16 @@ static void usage(FILE *f)
                "                  with --device the engine's launches take the chain\n"
                "                  too, and its count of chained sums and of records\n"
                "                  walked whole must be the model's\n"
+               "  --lanes         a table of the planned chunks: those whose every lane\n"
+               "                  of 32 terms raises no flag in eq_ord_run_scaled1 (the\n"
+               "                  device's monotone runs, the twins'), and those with\n"
+               "                  an exact half, a negative term or a large one\n"
                "  --expect-paths  exit 1 also when the device model walked no split\n"
                "                  record or, with fused launches, prewalked no first\n"
                "                  chunk (for the tests), or\n"
                "                  with crossing records walked none whole, or with\n"
-               "                  --chain held no sum as one chain\n"
+               "                  --chain held no sum as one chain, or with --lanes\n"
+               "                  found no chunk of monotone runs\n"
                "  --device        each launch also on the CUDA engine, held to the loop\n"
                "                  and to the model (plans, split records made, walked\n"
                "                  whole, handed to the block); exit 77 without a device;\n"
@@ -1704,6 +1758,8 @@ int main(int argc, char **argv)
             splits = 1;
         } else if (!strcmp(argv[i], "--chain")) {
             chain = model_chain = 1;
+        } else if (!strcmp(argv[i], "--lanes")) {
+            lanes_table = 1;
         } else if (!strcmp(argv[i], "--expect-paths")) {
             expect_paths = 1;
         } else if (!strcmp(argv[i], "--device")) {
@@ -1874,11 +1930,17 @@ report:
         printf("\n");
         print_chain_table(label, by_scale);
     }
+    if (lanes_table) {
+        printf("\n");
+        print_lanes_table(label, by_scale);
+    }
     size_t nsums = 0, records = 0, prewalked = 0, xr_whole = 0, xr_failed = 0, chained = 0;
+    size_t monotone = 0;
     for (int m = 0; m < M_COUNT; m++)
         for (int k = 0; k < MAX_KINDS; k++) {
             nsums += tally[m][k][0].sums;
             chained += tally[m][k][0].ch_held;
+            monotone += tally[m][k][0].ln_mono;
             records += tally[m][k][0].d_records;
             prewalked += tally[m][k][0].d_prewalked;
             xr_whole += tally[m][k][0].xr_whole;
@@ -1897,10 +1959,13 @@ report:
         if (chain)
             printf("device model paths: %zu sums of larger launches held as one chain\n",
                    chained);
+        if (lanes_table)
+            printf("device model paths: %zu planned chunks of monotone runs\n", monotone);
         /* the prewalk is the fused launches' (none in larger frames),
          * and with --chain the larger launches' too */
         if (records == 0 || (fused_sums > 0 && prewalked == 0) ||
-            (model_cross && xr_whole == 0) || (chain && chained == 0))
+            (model_cross && xr_whole == 0) || (chain && chained == 0) ||
+            (lanes_table && monotone == 0))
             return 1;
     }
 #ifdef EQ_RATES_CUDA
