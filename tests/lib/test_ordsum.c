@@ -532,6 +532,71 @@ static void monotone_lanes(long rounds)
            used, rounds - used);
 }
 
+/* eq_ord_mono_lane / _compose / _run (halves resolved in one chain)
+ * against the rule's runs (eq_ord_run_terms) on chunks of up to 32 lanes
+ * of up to 32 non-negative terms, many of them exact halves: the lanes
+ * composed one after another and as a tree (the device's pairing) must
+ * both give the rule's pair run; a single lane also eq_ord_run_scaled's. */
+static void mono_halves(long rounds)
+{
+    long k, used = 0, halves = 0, leads = 0;
+    for (k = 0; k < rounds; k++) {
+        double x[32 * 32];
+        const int n = 1 + (int)(rnd() % (32 * 32)), e = (int)(rnd() % 81) - 40;
+        const int per = 1 + (int)(rnd() % 32); /* terms a lane */
+        const double u = ldexp(1.0, e - 52);
+        EqOrdMono lane[32 * 32], seq = eq_ord_mono_empty();
+        int i, l, nl = 0, flags = 0;
+        for (i = 0; i < n; i++) {
+            const int what = (int)(rnd() % 8);
+            if (what == 0) {
+                x[i] = 0.0;
+            } else if (what < 4) {
+                /* an exact half of up to 2^20 units */
+                const double q = (double)(rnd() % (1u << 20));
+                x[i] = u * (q + 0.5);
+            } else {
+                const double m = rnd01();
+                x[i] = u * ldexp(m, (int)(rnd() % 30) - 1);
+            }
+        }
+        for (l = 0; l * per < n; l++, nl++) {
+            const int m = n - l * per < per ? n - l * per : per;
+            flags |= eq_ord_mono_lane(x + l * per, m, e, &lane[l]);
+            if (l == 0 && m > 0) {
+                EqOrdRun pr;
+                const int f = eq_ord_run_scaled(x, m, eq_ord_scale(e), &pr);
+                if (!(f & (EQ_ORD_SF_BIG | EQ_ORD_SF_NEG)) && !(flags & EQ_ORD_SF_BIG)) {
+                    EqOrdRun one = eq_ord_mono_run(&lane[0]);
+                    CHECK(memcmp(&one, &pr, sizeof pr) == 0);
+                }
+            }
+            seq = eq_ord_mono_compose(seq, lane[l]);
+        }
+        if (flags)
+            continue;
+        used++;
+        halves += seq.half;
+        leads += seq.lead;
+        {
+            EqOrdRun want = eq_ord_run_terms(x, n, 1, e);
+            EqOrdRun got = eq_ord_mono_run(&seq);
+            int w;
+            CHECK(memcmp(&want, &got, sizeof got) == 0);
+            /* the tree: neighbours in pairs, then pairs of those */
+            for (w = 1; w < nl; w *= 2)
+                for (l = 0; l + w < nl; l += 2 * w)
+                    lane[l] = eq_ord_mono_compose(lane[l], lane[l + w]);
+            got = eq_ord_mono_run(&lane[0]);
+            CHECK(memcmp(&want, &got, sizeof got) == 0);
+        }
+    }
+    CHECK(used > rounds / 2 && halves > used / 2 && leads > 0);
+    printf("halves in one chain: %ld chunks held to the rule (%ld with a half, %ld starting "
+           "with one)\n",
+           used, halves, leads);
+}
+
 /* eq_ord_rising_term against the one-term rule: OK with the rule's one
  * increment, TIE with two, each within 2^52 units, for a positive normal
  * term; SLOW for everything else. Terms of every sign, class and exponent
@@ -1420,6 +1485,7 @@ int main(void)
 
     composition(200000);
     monotone_lanes(2000);
+    mono_halves(4000);
     pipeline();
     random_cases(1500);
     /* last: the cases above keep their seeded inputs */
