@@ -1613,15 +1613,28 @@ static void print_rows(const char *label, int by_scale, RowFn row)
     }
 }
 
+/* A Markdown table: its header row from `head` (a cell "| name " a
+ * column, the closing "|" left out), the separator row for as many
+ * columns, then a row per metric and sum kind (print_rows). */
+static void print_md_table(const char *head, const char *label, int by_scale, RowFn row)
+{
+    printf("%s|\n", head);
+    for (const char *p = head; *p; p++)
+        if (*p == '|')
+            printf("|---");
+    printf("|\n");
+    print_rows(label, by_scale, row);
+}
+
 static void print_table(const char *label, int by_scale)
 {
-    printf("| fixture | metric / sum | scale | sums | terms | chunks | host: failed chunks "
-           "| failed / tried segments | plain / tried pieces | plain adds | checks | device: zero "
-           "chunks skipped | first chunks prewalked | failed / walked split records | chunks "
-           "added by the block | failed / tried segments | checks | block rounds | plain adds "
-           "| sum / n |\n");
-    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-    print_rows(label, by_scale, print_row);
+    print_md_table(
+        "| fixture | metric / sum | scale | sums | terms | chunks | host: failed chunks "
+        "| failed / tried segments | plain / tried pieces | plain adds | checks | device: zero "
+        "chunks skipped | first chunks prewalked | failed / walked split records | chunks "
+        "added by the block | failed / tried segments | checks | block rounds | plain adds "
+        "| sum / n ",
+        label, by_scale, print_row);
 }
 
 static void print_split_row(const char *label, const char *kind, const char *scale,
@@ -1650,25 +1663,26 @@ static void print_lanes_row(const char *label, const char *kind, const char *sca
 /* --lanes: the planned chunks whose runs take the monotone form. */
 static void print_lanes_table(const char *label, int by_scale)
 {
-    printf("| fixture | metric / sum | scale | sums | planned chunks | no lane flagged "
-           "(monotone run) | a lane with an exact half | with a negative term | with 2^47 "
-           "units or more |\n");
-    printf("|---|---|---|---|---|---|---|---|---|\n");
-    print_rows(label, by_scale, print_lanes_row);
+    print_md_table(
+        "| fixture | metric / sum | scale | sums | planned chunks | no lane flagged "
+        "(monotone run) | a lane with an exact half | with a negative term | with 2^47 "
+        "units or more ",
+        label, by_scale, print_lanes_row);
 }
 
 /* --splits: the device's split records per metric and sum kind. */
 static void print_split_table(const char *label, int by_scale)
 {
-    printf("| fixture | metric / sum | scale | sums | split records | a sum | on the block's fast "
-           "path | pieces a record | most pieces | of at most 4 pieces | in the small walk, of "
-           "more | with a negative term | chunks of over 32 pieces | one crossing: walked whole by "
-           "lane runs / all | of those with a frame before: its record from that frame's plan "
-           "/ from that frame's prefix and this chunk sum / all (guesses of a crossing that "
-           "is not) | where that frame planned it term by term: today's record from that "
-           "frame's prefix walked whole / all |\n");
-    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-    print_rows(label, by_scale, print_split_row);
+    print_md_table(
+        "| fixture | metric / sum | scale | sums | split records | a sum | on the block's fast "
+        "path | pieces a record | most pieces | of at most 4 pieces | in the small walk, of "
+        "more | with a negative term | chunks of over 32 pieces | one crossing: walked "
+        "whole by lane runs / all | of those with a frame before: its record from that "
+        "frame's plan "
+        "/ from that frame's prefix and this chunk sum / all (guesses of a crossing that "
+        "is not) | where that frame planned it term by term: today's record from that "
+        "frame's prefix walked whole / all ",
+        label, by_scale, print_split_row);
 }
 
 static void print_chain_row(const char *label, const char *kind, const char *scale,
@@ -1685,11 +1699,11 @@ static void print_chain_row(const char *label, const char *kind, const char *sca
 /* --chain: the larger launches' walk as one chain (chain_model). */
 static void print_chain_table(const char *label, int by_scale)
 {
-    printf("| fixture | metric / sum | scale | sums | in larger launches | held as one chain | "
-           "over its limits | failed a check | steps a sum | most steps | after composing | "
-           "most after composing | chunks added by the block |\n");
-    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-    print_rows(label, by_scale, print_chain_row);
+    print_md_table(
+        "| fixture | metric / sum | scale | sums | in larger launches | held as one chain | "
+        "over its limits | failed a check | steps a sum | most steps | after composing | "
+        "most after composing | chunks added by the block ",
+        label, by_scale, print_chain_row);
 }
 
 /* --------------------------------------------------------------- main */
