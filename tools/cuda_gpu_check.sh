@@ -275,7 +275,7 @@ for s in $steps; do
       mut twinnz 's/                    nz = nz | (t\[0\] != 0.0);/                    nz = nz;/'
       mut twinhalf 's/                    h0\[m\] = h == 0 ? H : h0\[m\];/                    h0[m] = H;/'
       mut twinalone 's/        const int alone = (e\[0\] != EQ_ORD_NONE \&\& bad0) | (e\[1\] != EQ_ORD_NONE \&\& bad1) << 1;/        const int alone = 0;/'
-      mut twinunit 's/        half_u\[m\] = c\[m\] \* 0x1p-53;/        half_u[m] = c[m] * 0x1p-52;/'
+      mut twinunit 's/        half_u\[m\] = eq_ord_half_unit(c\[m\]);/        half_u[m] = c[m] * 0x1p-52;/'
       # crossing records (EQ_CUDA_CROSSREC_ENV, session 27; crosslane and
       # crossok in the header, below): a record formed before the wait kept
       # whatever its binade; no binade kept for the next launch (none formed
@@ -297,10 +297,10 @@ for s in $steps; do
       mx() { # name sed: lib/exact/ordsum.h, the ordsum stage
         printf 'H%d\t%s\t%s\t%s\t%s\n' $((nh % 2 + 1)) "$1" lib/exact/ordsum.h ordsum "$2" >> $ML; nh=$((nh + 1))
       }
-      mx scaledpart 's/    const double sum = ((part\[0\] + part\[1\]) + (part\[2\] + part\[3\])) \* scale;/    const double sum = ((part[0] + part[1]) + part[2]) * scale;/'
+      mx scaledpart 's/    return ((part\[0\] + part\[1\]) + (part\[2\] + part\[3\])) \* scale;/    return ((part[0] + part[1]) + part[2]) * scale;/'
       mx scaledneg 's/        neg = neg | (xi < 0.0);/        neg = neg;/'
       mx scaledtie 's/        tie = tie | (half != 0);/        tie = tie;/'
-      mx scaledbig 's/    return (tie ? EQ_ORD_SF_TIE : 0) | (!(sum < 0x1p47) ? EQ_ORD_SF_BIG : 0) |/    return (tie ? EQ_ORD_SF_TIE : 0) | 0 |/'
+      mx scaledbig 's/    return !(total < 0x1p47);/    return false;/'
       # the split walk's apply for a non-negative sum (eq_ord_apply_try_pos)
       # taking the even start's entries whatever the sum's parity
       # the small walk's short records (eq_ord_walk_short, branch s24walk): the

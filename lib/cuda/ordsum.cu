@@ -997,7 +997,7 @@ static __device__ __forceinline__ void twin_lane(const double *mine, const int e
 #pragma unroll
     for (int m = 0; m < 2; m++) {
         c[m] = e[m] >= EQ_ORD_SCALED_EMIN ? eq_pow2(e[m]) : 1.0;
-        half_u[m] = c[m] * 0x1p-53;
+        half_u[m] = eq_ord_half_unit(c[m]);
 #pragma unroll
         for (int u = 0; u < 4; u++)
             part[m][u] = 0.0;
@@ -1056,7 +1056,7 @@ static __device__ __forceinline__ void twin_lane(const double *mine, const int e
     for (int m = 0; m < 2; m++) {
         const double scale = e[m] >= EQ_ORD_SCALED_EMIN ? eq_ord_scale(e[m]) : 1.0;
         o->gsum[m] = h0[m] + h1[m];
-        o->sd[m] = ((part[m][0] + part[m][1]) + (part[m][2] + part[m][3])) * scale;
+        o->sd[m] = eq_ord_scaled1_total(part[m], scale);
         o->sf[m] = first[m] * scale;
         o->tie[m] = tie[m];
     }
@@ -1338,8 +1338,11 @@ ord_chunk_runs_kernel(const EqcSumTable *t, const int *plan, EqOrdRun *runs, lon
         double acc[2];
         chunk_sum_lanes<2>(o.gsum, lane, acc);
         const bool nz0 = kind == EQC_TERM_X ? __any_sync(0xffffffffu, o.nz) : acc[0] != 0.0;
-        const bool flag0 = o.tie[0] || (kind == EQC_TERM_X && o.neg) || !(o.sd[0] < 0x1p47);
-        const bool flag1 = o.tie[1] || !(o.sd[1] < 0x1p47);
+        /* eq_ord_scaled1_flags' rule, as truth values (the quartic
+         * without NEG: its terms are never negative) */
+        const bool flag0 =
+            o.tie[0] || (kind == EQC_TERM_X && o.neg) || eq_ord_scaled1_big(o.sd[0]);
+        const bool flag1 = o.tie[1] || eq_ord_scaled1_big(o.sd[1]);
         const bool bad0 =
             __any_sync(0xffffffffu, flag0 || no_fast || e[0] < EQ_ORD_SCALED_EMIN);
         const bool bad1 =

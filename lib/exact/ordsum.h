@@ -321,6 +321,13 @@ EQ_HD static inline double eq_ord_round_scaled(double y, double *t, unsigned *ti
     return r;
 }
 
+/* On an exact half y = q + 1/2 (units) rounded to its even neighbour r,
+ * the odd one: 2y - r (exact) */
+EQ_HD static inline double eq_ord_half_alt(double y, double r)
+{
+    return (y + y) - r;
+}
+
 /*
  * The run of n (0 <= n <= 32) terms x[0..n-1] under binade e
  * (scale = eq_ord_scale(e)) by the arithmetic above, for both
@@ -349,7 +356,7 @@ EQ_HD static inline int eq_ord_run_scaled(const double *x, int n, double scale, 
         double y = (xi < 0.0 ? -xi : xi) * scale, t;
         unsigned tie;
         double r = eq_ord_round_scaled(y, &t, &tie);
-        double alt = (y + y) - r;
+        double alt = eq_ord_half_alt(y, r);
         unsigned pr = (unsigned)eq_bits(t) & 1u;
         unsigned o0 = tie & par0, o1 = tie & par1;
         double r0 = o0 ? alt : r, r1 = o1 ? alt : r;
@@ -399,6 +406,35 @@ EQ_HD static inline double eq_ord_round_unit(double x, double c, double half_u, 
     return r;
 }
 
+/* eq_ord_round_unit's half a unit for c = 2^e: u / 2 = 2^(e-53) (exact,
+ * subnormal for the lowest binades) */
+EQ_HD static inline double eq_ord_half_unit(double c)
+{
+    return c * 0x1p-53;
+}
+
+/* The tie-free run's total in units from its four interleaved parts (in
+ * the terms' units), added in pairs; scale = eq_ord_scale(e) */
+EQ_HD static inline double eq_ord_scaled1_total(const double part[4], double scale)
+{
+    return ((part[0] + part[1]) + (part[2] + part[3])) * scale;
+}
+
+/* The tie-free run's BIG flag from its total (units): 2^47 or more, an
+ * infinity or a NaN */
+EQ_HD static inline bool eq_ord_scaled1_big(double total)
+{
+    return !(total < 0x1p47);
+}
+
+/* The tie-free run's flags from its total (units), its halves and its
+ * negative terms */
+EQ_HD static inline int eq_ord_scaled1_flags(double total, bool tie, bool neg)
+{
+    return (tie ? EQ_ORD_SF_TIE : 0) | (eq_ord_scaled1_big(total) ? EQ_ORD_SF_BIG : 0) |
+           (neg ? EQ_ORD_SF_NEG : 0);
+}
+
 /*
  * The tie-free run of n (0 <= n <= 32) non-negative terms under binade e
  * (EQ_ORD_SCALED_EMIN <= e <= EQ_ORD_EMAX): eq_ord_run_scaled's parity-0
@@ -432,7 +468,7 @@ EQ_HD static inline double eq_ord_round_unit(double x, double c, double half_u, 
 EQ_HD static inline int eq_ord_run_scaled1(const double *x, int n, int e, double *d, double *f)
 {
     double part[4] = { 0.0, 0.0, 0.0, 0.0 }, first = 0.0;
-    const double c = eq_pow2(e), half_u = c * 0x1p-53, scale = eq_ord_scale(e);
+    const double c = eq_pow2(e), half_u = eq_ord_half_unit(c), scale = eq_ord_scale(e);
     bool tie = false, neg = false;
     int i;
     for (i = 0; i < n; i++) {
@@ -444,11 +480,10 @@ EQ_HD static inline int eq_ord_run_scaled1(const double *x, int n, int e, double
         part[i & 3] += r;
         first = i == 0 ? r : first;
     }
-    const double sum = ((part[0] + part[1]) + (part[2] + part[3])) * scale;
+    const double sum = eq_ord_scaled1_total(part, scale);
     *d = sum;
     *f = first * scale;
-    return (tie ? EQ_ORD_SF_TIE : 0) | (!(sum < 0x1p47) ? EQ_ORD_SF_BIG : 0) |
-           (neg ? EQ_ORD_SF_NEG : 0);
+    return eq_ord_scaled1_flags(sum, tie, neg);
 }
 
 /* In-order composition: a, then b. Associative, not commutative. The run
@@ -676,12 +711,12 @@ EQ_HD static inline int eq_ord_mono_lane(const double *x, int n, int e, EqOrdMon
         if (tie && !m->half) {
             m->half = 1;
             m->r = r;
-            m->alt = (y + y) - r;
+            m->alt = eq_ord_half_alt(y, r);
             m->lead = i == 0;
             inc = m->r < m->alt ? m->r : m->alt; /* for the total's bound */
         } else if (tie) {
             /* the integer is even after the first half: even + post */
-            inc = ((int64_t)m->post & 1) ? (y + y) - r : r;
+            inc = ((int64_t)m->post & 1) ? eq_ord_half_alt(y, r) : r;
             m->post += inc;
         } else if (m->half) {
             m->post += r;
