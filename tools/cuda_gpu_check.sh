@@ -195,6 +195,12 @@ for s in $steps; do
       #    second; a flagged sum not formed alone; (twinunit) exact halves
       #    looked for at u, not u/2 (eq_ord_round_unit's half_u, since the
       #    twins add in units of the terms)
+      #  halfpair, halfshfl, halflead, halfterm, halfrun, halftwin: exact
+      #    halves added apart (EqOrdHalves, since session 39): a chunk's
+      #    lanes composed in the wrong order; a lane's odd-start part taken
+      #    from its even start's; the first increment's half looked for at
+      #    the lane's second term; the quartic's halves from its base's
+      #    terms; chunk_run's and the twins' halves not added
       #  (no mutant for the large chain's places: bigplace, which gave the
       #    upper half of each 16-byte word's pair its lower half's place, was
       #    green in session 37: such steps were overwritten or left unwritten,
@@ -276,6 +282,12 @@ for s in $steps; do
       mut twinhalf 's/                    h0\[m\] = h == 0 ? H : h0\[m\];/                    h0[m] = H;/'
       mut twinalone 's/        const int alone = (e\[0\] != EQ_ORD_NONE \&\& bad0) | (e\[1\] != EQ_ORD_NONE \&\& bad1) << 1;/        const int alone = 0;/'
       mut twinunit 's/        half_u\[m\] = eq_ord_half_unit(c\[m\]);/        half_u[m] = c[m] * 0x1p-52;/'
+      mut halfpair 's/            h = eq_ord_halves_compose(h, o);/            h = eq_ord_halves_compose(o, h);/'
+      mut halfshfl 's/        o.c\[1\] = __shfl_down_sync(0xffffffffu, h.c\[1\], k);/        o.c[1] = __shfl_down_sync(0xffffffffu, h.c[0], k);/'
+      mut halflead 's/        eq_ord_halves_push(\&h, term(mine\[k\]), c, half_u, k == 0);/        eq_ord_halves_push(\&h, term(mine[k]), c, half_u, k == 1);/'
+      mut halfterm 's/                                        return m ? eq_s2_quartic(t) : t;/                                        return t;/'
+      mut halfrun 's/^            eq_ord_halves_apply(\&r, \&h);$/            (void)h;/'
+      mut halftwin 's/^            eq_ord_halves_apply(\&r\[m\], \&h);$/            (void)h;/'
       # crossing records (EQ_CUDA_CROSSREC_ENV, session 27; crosslane and
       # crossok in the header, below): a record formed before the wait kept
       # whatever its binade; no binade kept for the next launch (none formed
@@ -287,20 +299,30 @@ for s in $steps; do
       mut crosschain 's/            ok \&= end < 0 \&\& eq_exp_field(y) != 0x7ff;/            ok \&= eq_exp_field(y) != 0x7ff;/'
       # the tie-free run's arithmetic (lib/exact/ordsum.h, eq_ord_run_scaled1),
       # red in the ordsum stage: one of its four interleaved totals left out,
-      # no lane flagged for a negative term, no exact half flagged, no lane
-      # flagged for a total of 2^47 units or more (scaledbig: kind 18's exact
-      # half of 2^51 units in a planned chunk, on every seed since session 23;
-      # before, only the SSIMULACRA2 groups' wide-range fills of some seeds). The
-      # pair form's own BIG flag (eq_ord_run_scaled) has no mutant: the
-      # device discards its flags, for it runs only on lanes that
-      # eq_ord_run_scaled1 found below 2^47 units.
+      # no lane flagged for a negative term, no exact half flagged. No lane
+      # flagged for a total of 2^47 units or more (scaledbig, 's/    return
+      # !(total < 0x1p47);/    return false;/') was red from session 23 to
+      # 38 through kind 18's exact half of 2^51 units in a planned chunk,
+      # whose lane then went to the pair form, which gave the empty run; since
+      # session 39 such a lane's halves are added apart, exact there too, and
+      # the mutant is green (SEED 441): with non-negative terms a run of 2^47
+      # units or more is exact below 2^53 and fails its binade's check above,
+      # so the flag guards the int64 conversions only (test_ordsum holds it
+      # on the host). The pair form's own BIG flag (eq_ord_run_scaled) has no
+      # mutant either: the device discards its flags, for it runs only on
+      # lanes that eq_ord_run_scaled1 found below 2^47 units.
+      # Exact halves added apart (EqOrdHalves): the integer left odd after a
+      # half taken at its odd neighbour (halfout, the header's mutation 19);
+      # a lane's part for the parity it starts at taken for an even start
+      # whatever the lanes before it leave (halfcompose, as mutation 18).
       mx() { # name sed: lib/exact/ordsum.h, the ordsum stage
         printf 'H%d\t%s\t%s\t%s\t%s\n' $((nh % 2 + 1)) "$1" lib/exact/ordsum.h ordsum "$2" >> $ML; nh=$((nh + 1))
       }
       mx scaledpart 's/    return ((part\[0\] + part\[1\]) + (part\[2\] + part\[3\])) \* scale;/    return ((part[0] + part[1]) + part[2]) * scale;/'
       mx scaledneg 's/        neg = neg | (xi < 0.0);/        neg = neg;/'
       mx scaledtie 's/        tie = tie | (half != 0);/        tie = tie;/'
-      mx scaledbig 's/    return !(total < 0x1p47);/    return false;/'
+      mx halfout 's/^        h->out\[p\] ^= (int)(pr ^ o);$/        h->out[p] ^= (int)pr;/'
+      mx halfcompose 's/        h.c\[p\] = a.c\[p\] + (odd ? b.c\[1\] : b.c\[0\]);/        h.c[p] = a.c[p] + b.c[0];/'
       # the split walk's apply for a non-negative sum (eq_ord_apply_try_pos)
       # taking the even start's entries whatever the sum's parity
       # the small walk's short records (eq_ord_walk_short, branch s24walk): the

@@ -859,6 +859,42 @@ static __device__ __forceinline__ void monotone_runs(const double *sd, const dou
         r[i] = eq_ord_run_monotone(dsum[i], first[i]);
 }
 
+/* The halves (EqOrdHalves) of the lane's 32 values at `mine` (those past
+ * the chunk's end +0.0, whose terms add 0 and keep the parity), the term
+ * of value v being term(v), under binade e (at least EQ_ORD_SCALED_EMIN):
+ * for a chunk whose lanes are non-negative and below 2^47 units
+ * (eq_ord_run_scaled1 raising no flag but TIE). */
+template <typename F>
+static __device__ __forceinline__ EqOrdHalves lane_halves(const double *mine, int e, F term)
+{
+    const double c = eq_pow2(e), half_u = eq_ord_half_unit(c);
+    EqOrdHalves h = eq_ord_halves_empty();
+#pragma unroll 4
+    for (int k = 0; k < 32; k++)
+        eq_ord_halves_push(&h, term(mine[k]), c, half_u, k == 0);
+    return h;
+}
+
+/* The chunk's halves: the lanes' (h) composed in order, neighbours in
+ * pairs, then pairs of those (eq_ord_halves_compose is associative);
+ * lane 0's result. */
+static __device__ __forceinline__ EqOrdHalves chunk_halves(EqOrdHalves h, int lane)
+{
+#pragma unroll
+    for (int k = 1; k < 32; k *= 2) {
+        EqOrdHalves o;
+        const int out = __shfl_down_sync(0xffffffffu, h.out[0] | h.out[1] << 1, k);
+        o.c[0] = __shfl_down_sync(0xffffffffu, h.c[0], k);
+        o.c[1] = __shfl_down_sync(0xffffffffu, h.c[1], k);
+        o.out[0] = out & 1;
+        o.out[1] = out >> 1;
+        o.f1 = 0; /* not the first lane's */
+        if ((lane & (2 * k - 1)) == 0)
+            h = eq_ord_halves_compose(h, o);
+    }
+    return h;
+}
+
 /* One chunk's run under its binade e (not EQ_ORD_NONE), lane l holding
  * the terms 32l .. 32l+31 (nt of them real) at `mine`; the run is lane 0's
  * result. */
@@ -867,10 +903,11 @@ static __device__ __forceinline__ EqOrdRun chunk_run(const double *mine, int nt,
 {
     /* Lanes of non-negative terms (every lane of SSIMULACRA2's sums): the
      * tie-free run in double arithmetic (eq_ord_run_scaled1; the 32 staged
-     * terms, those past the end +0.0, which add 0 and raise no flag); a
-     * lane with an exact half forms both parities' runs below. A lane with
-     * a negative or a large term (or an infinity, a NaN) takes the int64
-     * one-term rule. */
+     * terms, those past the end +0.0, which add 0 and raise no flag),
+     * exact halves added apart (EqOrdHalves) where every lane is such; in
+     * a chunk with other lanes too, a lane with an exact half forms both
+     * parities' runs below. A lane with a negative or a large term (or an
+     * infinity, a NaN) takes the int64 one-term rule. */
     int fl = EQ_ORD_SF_BIG;
     double sd = 0.0, sf = 0.0;
     if (!no_fast && e >= EQ_ORD_SCALED_EMIN)
@@ -901,12 +938,18 @@ static __device__ __forceinline__ EqOrdRun chunk_run(const double *mine, int nt,
         r1.hi = EQ_ORD_POISON;
     }
     EqOrdRun r;
-    if (!__any_sync(0xffffffffu, !scaled || lf.slow || no_fast)) {
-        /* every lane scaled and tie-free (SSIMULACRA2's sums): the run is
+    if (!__any_sync(0xffffffffu, !scaled || no_fast)) {
+        /* every lane scaled (SSIMULACRA2's sums): the run is
          * eq_ord_run_monotone's, from a warp sum of the lanes' totals
          * (lanes past the end add 0) and lane 0's first increment, instead
-         * of the five steps of int64 triples below */
+         * of the five steps of int64 triples below; with an exact half in
+         * some lane, plus the halves' (eq_ord_halves_apply) */
         monotone_runs<1>(&sd, &sf, nt, &r);
+        if (__any_sync(0xffffffffu, lf.slow)) {
+            const EqOrdHalves h =
+                chunk_halves(lane_halves(mine, e, [](double v) { return v; }), lane);
+            eq_ord_halves_apply(&r, &h);
+        }
     } else if (!__any_sync(0xffffffffu, lf.slow | no_fast)) {
         for (int k = 1; k < 32; k *= 2) {
             EqOrdRun1 o = shfl_down1(r1, k);
@@ -1062,6 +1105,21 @@ static __device__ __forceinline__ void twin_lane(const double *mine, const int e
     }
     o->neg = neg;
     o->nz = nz;
+}
+
+/* The halves (EqOrdHalves) of a chunk of twins' sum m (0: kind BASE, 1:
+ * its quartic) under binade e, from the x values in the rows (lane l:
+ * the chunk's 32l .. 32l+31 at `mine`); lane 0's result. */
+template <int BASE>
+static __device__ __forceinline__ EqOrdHalves twin_halves(const double *mine, int e, int m,
+                                                          int lane)
+{
+    return chunk_halves(lane_halves(mine, e,
+                                    [m](double v) {
+                                        const double t = eq_s2_term(BASE, v);
+                                        return m ? eq_s2_quartic(t) : t;
+                                    }),
+                        lane);
 }
 
 /* A sum's first chunk added from +0.0 by one thread, in term order: the
@@ -1311,10 +1369,11 @@ ord_chunk_runs_kernel(const EqcSumTable *t, const int *plan, EqOrdRun *runs, lon
         }
         /* twins (EQ_CUDA_TWINS_ENV): sums j and j + 1, a base kind and its
          * quartic, from one read of x (twin_lane): their chunk sums, and
-         * where every lane's terms are tie-free, non-negative and below
-         * 2^47 units (eq_ord_run_scaled1 raising no flag) their runs as
-         * chunk_run's monotone form gives them; a sum with a flag in some
-         * lane is formed alone from its terms (chunk_result) */
+         * where every lane's terms are non-negative and below 2^47 units
+         * (eq_ord_run_scaled1 raising no flag but TIE) their runs as
+         * chunk_run's monotone form gives them, exact halves added apart;
+         * a sum with a flag in some lane is formed alone from its terms
+         * (chunk_result) */
         if (held != EQC_TERM_X) {
             __syncwarp();
             stage_chunk(t->d[q.s0], q.first, q.count, st, lane);
@@ -1338,17 +1397,31 @@ ord_chunk_runs_kernel(const EqcSumTable *t, const int *plan, EqOrdRun *runs, lon
         double acc[2];
         chunk_sum_lanes<2>(o.gsum, lane, acc);
         const bool nz0 = kind == EQC_TERM_X ? __any_sync(0xffffffffu, o.nz) : acc[0] != 0.0;
-        /* eq_ord_scaled1_flags' rule, as truth values (the quartic
-         * without NEG: its terms are never negative) */
-        const bool flag0 =
-            o.tie[0] || (kind == EQC_TERM_X && o.neg) || eq_ord_scaled1_big(o.sd[0]);
-        const bool flag1 = o.tie[1] || eq_ord_scaled1_big(o.sd[1]);
+        /* eq_ord_scaled1_flags' BIG and NEG, as truth values (the
+         * quartic without NEG: its terms are never negative) */
+        const bool flag0 = (kind == EQC_TERM_X && o.neg) || eq_ord_scaled1_big(o.sd[0]);
+        const bool flag1 = eq_ord_scaled1_big(o.sd[1]);
         const bool bad0 =
             __any_sync(0xffffffffu, flag0 || no_fast || e[0] < EQ_ORD_SCALED_EMIN);
         const bool bad1 =
             __any_sync(0xffffffffu, flag1 || no_fast || e[1] < EQ_ORD_SCALED_EMIN);
         EqOrdRun r[2];
         monotone_runs<2>(o.sd, o.sf, nt, r);
+        /* a sum with an exact half (TIE) in some lane: its run plus its
+         * halves' (EqOrdHalves), from the x values in the rows again */
+#pragma unroll
+        for (int m = 0; m < 2; m++) {
+            if ((m ? bad1 : bad0) || !__any_sync(0xffffffffu, o.tie[m]))
+                continue;
+            EqOrdHalves h;
+            if (kind == EQC_TERM_X)
+                h = twin_halves<EQC_TERM_X>(mine, e[m], m, lane);
+            else if (kind == EQC_TERM_ARTIFACT)
+                h = twin_halves<EQC_TERM_ARTIFACT>(mine, e[m], m, lane);
+            else
+                h = twin_halves<EQC_TERM_DETAIL>(mine, e[m], m, lane);
+            eq_ord_halves_apply(&r[m], &h);
+        }
         /* a sum without a binade is left to ord_runs_again_kernel (its
          * split record needs this frame's prefix); one with a flag in some
          * lane is formed alone from its terms */

@@ -648,134 +648,102 @@ EQ_HD static inline EqOrdRun eq_ord_run_monotone(double total, double first)
 }
 
 /*
- * Non-negative terms with exact halves, both parities in one chain (a
- * host form for the device's next chunk runs; docs/cuda.md, Open work,
- * session 38). On a half the rule takes the even neighbour r when the
- * running integer is even and the odd one alt = 2y - r when it is odd, so
- * the integer is even after every half: only the first half of a run
- * depends on the parity the run starts with. A run is then `pre` (the
- * increments before its first half; all of them where it has none), the
- * first half's r and alt, and `post` (the increments after it, each later
- * half taken for the parity of the integer, even plus post so far), with
- * `first` the first term's increment unless `lead` (the first term is the
- * first half). For a start of parity p the increment total is pre where
- * there is no half, else pre + ((p + pre) odd ? alt : r) + post; every
- * increment is >= 0, so the lowest prefix is the first increment and the
- * highest the total (eq_ord_run_scaled's (d, f, d) for each parity).
- * Runs compose in order (eq_ord_mono_compose): after a run with a half the
- * parity is post's, which fixes the next run's total. The parts are
- * integers in units of u, exact in double below 2^53.
+ * Exact halves in a chunk of non-negative terms whose lanes raised no flag
+ * in eq_ord_run_scaled1 but TIE (the device's chunk runs, lib/cuda/ordsum.cu).
+ * Such a lane's total and first increment (d, f) still add every term's
+ * even neighbour r; the rule takes r on a half where the running integer is
+ * even and the odd neighbour alt = 2y - r = r +- 1 where it is odd, so the
+ * integer is even after every half. The run of the chunk is then
+ * eq_ord_run_monotone's of the lanes' totals plus what the halves that take
+ * alt add (eq_ord_halves_apply). A lane's halves, for each parity p the
+ * lane starts at: c[p], the sum of alt - r (+-1) over those halves; out[p],
+ * the parity of the running integer after the lane (both parities agree
+ * after a half); f1, alt - r of the lane's first term where it is a half
+ * (which an odd start takes), else 0. Lanes compose in order
+ * (eq_ord_halves_compose, associative: the device adds them as a tree); each
+ * part is a small integer (at most one a term).
  */
-typedef struct EqOrdMono {
-    double pre, r, alt, post, first;
-    int half, lead, n;
-} EqOrdMono;
+typedef struct EqOrdHalves {
+    int c[2], out[2], f1;
+} EqOrdHalves;
 
-EQ_HD static inline EqOrdMono eq_ord_mono_empty(void)
+/* No terms yet, for eq_ord_halves_push: nothing added, the parity kept
+ * (f1 unset: not a unit of eq_ord_halves_compose, whose f1 is its first
+ * lane's). */
+EQ_HD static inline EqOrdHalves eq_ord_halves_empty(void)
 {
-    EqOrdMono m;
-    m.pre = m.r = m.alt = m.post = m.first = 0.0;
-    m.half = m.lead = m.n = 0;
-    return m;
+    EqOrdHalves h;
+    h.c[0] = h.c[1] = 0;
+    h.out[0] = 0;
+    h.out[1] = 1;
+    h.f1 = 0;
+    return h;
 }
 
-/* The increment total of run m for a start of parity p (0 or 1). */
-EQ_HD static inline double eq_ord_mono_total(const EqOrdMono *m, int p)
+/* The parity of eq_ord_round_unit(x, c, ...) / u: the last bit of x + c,
+ * which is 2^52 + r / u units of u (c's own mantissa being even). */
+EQ_HD static inline unsigned eq_ord_unit_parity(double x, double c)
 {
-    if (!m->half)
-        return m->pre;
-    return m->pre + (((p + (int64_t)m->pre) & 1) ? m->alt : m->r) + m->post;
+    return (unsigned)eq_bits(x + c) & 1u;
 }
 
-/* The run of n (0 <= n <= 32) terms x[0..n-1] under binade e
- * (EQ_ORD_SCALED_EMIN <= e <= EQ_ORD_EMAX) in *m; flags as
- * eq_ord_run_scaled1's, but for halves, which it resolves: EQ_ORD_SF_NEG
- * for a term below 0, EQ_ORD_SF_BIG for a term of 2^47 units or more (an
- * infinity, a NaN) or a total that reaches 2^47 units; with a flag *m
- * means nothing. */
-EQ_HD static inline int eq_ord_mono_lane(const double *x, int n, int e, EqOrdMono *m)
+/* The next term x of h's lane: 0 <= x, below 2^47 units of binade e, with
+ * c = eq_pow2(e) and half_u = eq_ord_half_unit(c); lead: x is the lane's
+ * first term. A half's r is even; one at an odd integer takes alt (and
+ * leaves the integer even), any other term adds r (of parity pr). */
+EQ_HD static inline void eq_ord_halves_push(EqOrdHalves *h, double x, double c, double half_u,
+                                            bool lead)
 {
-    const double scale = eq_ord_scale(e);
-    int fl = 0, i;
-    *m = eq_ord_mono_empty();
-    for (i = 0; i < n; i++) {
-        double t;
-        unsigned tie;
-        const double y = x[i] * scale;
-        const double r = eq_ord_round_scaled(y, &t, &tie);
-        double inc = r;
-        fl |= x[i] < 0.0 ? EQ_ORD_SF_NEG : 0;
-        fl |= !(y < 0x1p47) ? EQ_ORD_SF_BIG : 0;
-        if (fl)
-            continue;
-        if (tie && !m->half) {
-            m->half = 1;
-            m->r = r;
-            m->alt = eq_ord_half_alt(y, r);
-            m->lead = i == 0;
-            inc = m->r < m->alt ? m->r : m->alt; /* for the total's bound */
-        } else if (tie) {
-            /* the integer is even after the first half: even + post */
-            inc = ((int64_t)m->post & 1) ? eq_ord_half_alt(y, r) : r;
-            m->post += inc;
-        } else if (m->half) {
-            m->post += r;
-        } else {
-            m->pre += r;
-        }
-        if (i == 0)
-            m->first = inc;
-    }
-    m->n = n;
-    if (!fl && !(m->pre + (m->half ? (m->r > m->alt ? m->r : m->alt) : 0.0) + m->post < 0x1p47))
-        fl |= EQ_ORD_SF_BIG;
-    return fl;
-}
-
-/* Run a, then run b (either may be empty). */
-EQ_HD static inline EqOrdMono eq_ord_mono_compose(EqOrdMono a, EqOrdMono b)
-{
-    EqOrdMono c;
-    if (a.n == 0)
-        return b;
-    if (b.n == 0)
-        return a;
-    c = a;
-    c.n = a.n + b.n;
-    if (a.half) {
-        /* after a's first half the integer is even; then a.post */
-#if EQ_ORDSUM_MUTATION == 18
-        c.post = a.post + eq_ord_mono_total(&b, 0); /* mutation: a.post's parity ignored */
-#else
-        c.post = a.post + eq_ord_mono_total(&b, (int)((int64_t)a.post & 1));
-#endif
-    } else if (b.half) {
-        c.pre = a.pre + b.pre;
-        c.r = b.r;
-        c.alt = b.alt;
-        c.post = b.post;
-        c.half = 1;
-    } else {
-        c.pre = a.pre + b.pre;
-    }
-    return c;
-}
-
-/* The pair run of m: for each start parity p, (total, first, total),
- * the first increment being the half's for p where the first term is the
- * first half; the empty run for no terms. */
-EQ_HD static inline EqOrdRun eq_ord_mono_run(const EqOrdMono *m)
-{
-    EqOrdRun r = eq_ord_empty();
+    unsigned half;
+    const double r = eq_ord_round_unit(x, c, half_u, &half);
+    const unsigned pr = eq_ord_unit_parity(x, c);
+    const int step = x > r ? 1 : -1; /* alt - r, on a half */
     int p;
-    if (m->n == 0)
-        return r;
     for (p = 0; p < 2; p++) {
-        r.d[p] = (int64_t)eq_ord_mono_total(m, p);
-        r.lo[p] = (int64_t)(m->lead ? (p ? m->alt : m->r) : m->first);
-        r.hi[p] = r.d[p];
+        const unsigned o = half & (unsigned)h->out[p];
+        h->c[p] += o ? step : 0;
+#if EQ_ORDSUM_MUTATION == 19
+        h->out[p] ^= (int)pr; /* mutation: the integer left odd after a half */
+#else
+        h->out[p] ^= (int)(pr ^ o);
+#endif
     }
-    return r;
+    if (lead)
+        h->f1 = half ? step : 0;
+}
+
+/* Lane a, then lane b (a holding the run's first term). */
+EQ_HD static inline EqOrdHalves eq_ord_halves_compose(EqOrdHalves a, EqOrdHalves b)
+{
+    EqOrdHalves h;
+    int p;
+    for (p = 0; p < 2; p++) {
+        /* b starts at parity a.out[p] (selected, not indexed: an index
+         * would keep the device's halves in local memory) */
+        const bool odd = a.out[p] != 0;
+#if EQ_ORDSUM_MUTATION == 18
+        h.c[p] = a.c[p] + b.c[p]; /* mutation: b's start parity taken as a's */
+#else
+        h.c[p] = a.c[p] + (odd ? b.c[1] : b.c[0]);
+#endif
+        h.out[p] = odd ? b.out[1] : b.out[0];
+    }
+    h.f1 = a.f1;
+    return h;
+}
+
+/* The chunk's halves h added to *r, eq_ord_run_monotone's run of its lanes'
+ * totals and first increment: for each start parity the total (the
+ * highest prefix) moves by c[p]; the first increment (the lowest) by f1 for
+ * an odd start. */
+EQ_HD static inline void eq_ord_halves_apply(EqOrdRun *r, const EqOrdHalves *h)
+{
+    int p;
+    for (p = 0; p < 2; p++) {
+        r->d[p] += h->c[p];
+        r->hi[p] = r->d[p];
+    }
+    r->lo[1] += h->f1;
 }
 
 /*

@@ -532,21 +532,24 @@ static void monotone_lanes(long rounds)
            used, rounds - used);
 }
 
-/* eq_ord_mono_lane / _compose / _run (halves resolved in one chain)
- * against the rule's runs (eq_ord_run_terms) on chunks of up to 32 lanes
- * of up to 32 non-negative terms, many of them exact halves: the lanes
- * composed one after another and as a tree (the device's pairing) must
- * both give the rule's pair run; a single lane also eq_ord_run_scaled's. */
-static void mono_halves(long rounds)
+/* eq_ord_halves_push / _compose / _apply (the device's chunk runs with
+ * exact halves) against the rule's runs (eq_ord_run_terms) on chunks of
+ * up to 32 lanes of up to 32 non-negative terms, many of them exact
+ * halves: each lane's tie-free total and first increment by
+ * eq_ord_run_scaled1, its halves pushed term by term, the lanes' halves
+ * composed one after another and as a tree (the device's pairing); both
+ * must give the rule's pair run. A single lane is also held to
+ * eq_ord_run_scaled. */
+static void halves_lanes(long rounds)
 {
-    long k, used = 0, halves = 0, leads = 0;
+    long k, used = 0, with_half = 0, leads = 0;
     for (k = 0; k < rounds; k++) {
-        double x[32 * 32];
+        double x[32 * 32], total = 0.0, first = 0.0;
         const int n = 1 + (int)(rnd() % (32 * 32)), e = (int)(rnd() % 81) - 40;
         const int per = 1 + (int)(rnd() % 32); /* terms a lane */
-        const double u = ldexp(1.0, e - 52);
-        EqOrdMono lane[32 * 32], seq = eq_ord_mono_empty();
-        int i, l, nl = 0, flags = 0;
+        const double u = ldexp(1.0, e - 52), c = eq_pow2(e), half_u = eq_ord_half_unit(c);
+        EqOrdHalves lane[32 * 32], seq;
+        int i, l, nl = 0, flags = 0, ties = 0;
         for (i = 0; i < n; i++) {
             const int what = (int)(rnd() % 8);
             if (what == 0) {
@@ -562,39 +565,48 @@ static void mono_halves(long rounds)
         }
         for (l = 0; l * per < n; l++, nl++) {
             const int m = n - l * per < per ? n - l * per : per;
-            flags |= eq_ord_mono_lane(x + l * per, m, e, &lane[l]);
-            if (l == 0 && m > 0) {
-                EqOrdRun pr;
-                const int f = eq_ord_run_scaled(x, m, eq_ord_scale(e), &pr);
-                if (!(f & (EQ_ORD_SF_BIG | EQ_ORD_SF_NEG)) && !(flags & EQ_ORD_SF_BIG)) {
-                    EqOrdRun one = eq_ord_mono_run(&lane[0]);
-                    CHECK(memcmp(&one, &pr, sizeof pr) == 0);
-                }
+            double d, f;
+            const int fl = eq_ord_run_scaled1(x + l * per, m, e, &d, &f);
+            flags |= fl & (EQ_ORD_SF_BIG | EQ_ORD_SF_NEG);
+            ties |= fl & EQ_ORD_SF_TIE;
+            total += d; /* integers below 2^52: exact */
+            if (l == 0)
+                first = f;
+            lane[l] = eq_ord_halves_empty();
+            for (i = 0; i < m; i++)
+                eq_ord_halves_push(&lane[l], x[l * per + i], c, half_u, i == 0);
+            if (l == 0 && !(fl & (EQ_ORD_SF_BIG | EQ_ORD_SF_NEG))) {
+                EqOrdRun pr, one = eq_ord_run_monotone(d, f);
+                (void)eq_ord_run_scaled(x, m, eq_ord_scale(e), &pr);
+                eq_ord_halves_apply(&one, &lane[0]);
+                CHECK(memcmp(&one, &pr, sizeof pr) == 0);
             }
-            seq = eq_ord_mono_compose(seq, lane[l]);
+            seq = l == 0 ? lane[0] : eq_ord_halves_compose(seq, lane[l]);
         }
         if (flags)
             continue;
         used++;
-        halves += seq.half;
-        leads += seq.lead;
+        with_half += ties != 0;
+        leads += lane[0].f1 != 0;
         {
             EqOrdRun want = eq_ord_run_terms(x, n, 1, e);
-            EqOrdRun got = eq_ord_mono_run(&seq);
+            EqOrdRun got = eq_ord_run_monotone(total, first);
             int w;
+            eq_ord_halves_apply(&got, &seq);
             CHECK(memcmp(&want, &got, sizeof got) == 0);
             /* the tree: neighbours in pairs, then pairs of those */
             for (w = 1; w < nl; w *= 2)
                 for (l = 0; l + w < nl; l += 2 * w)
-                    lane[l] = eq_ord_mono_compose(lane[l], lane[l + w]);
-            got = eq_ord_mono_run(&lane[0]);
+                    lane[l] = eq_ord_halves_compose(lane[l], lane[l + w]);
+            got = eq_ord_run_monotone(total, first);
+            eq_ord_halves_apply(&got, &lane[0]);
             CHECK(memcmp(&want, &got, sizeof got) == 0);
         }
     }
-    CHECK(used > rounds / 2 && halves > used / 2 && leads > 0);
-    printf("halves in one chain: %ld chunks held to the rule (%ld with a half, %ld starting "
+    CHECK(used > rounds / 2 && with_half > used / 2 && leads > 0);
+    printf("halves of lanes: %ld chunks held to the rule (%ld with a half, %ld starting "
            "with one)\n",
-           used, halves, leads);
+           used, with_half, leads);
 }
 
 /* eq_ord_rising_term against the one-term rule: OK with the rule's one
@@ -1485,7 +1497,7 @@ int main(void)
 
     composition(200000);
     monotone_lanes(2000);
-    mono_halves(4000);
+    halves_lanes(4000);
     pipeline();
     random_cases(1500);
     /* last: the cases above keep their seeded inputs */
