@@ -104,9 +104,10 @@ typedef struct Tally {
     /* records of at most EQ_ORD_SHORT_PIECES pieces; in the small walk, of more */
     size_t sp_short, sp_small_long;
     /* --lanes: the planned chunks, those whose every lane of 32 terms
-     * raises no flag in eq_ord_run_scaled1 (the monotone run that the
-     * device's chunk_run and twins take), and those with a lane flagged
-     * TIE, NEG or BIG (a binade below EQ_ORD_SCALED_EMIN counts as BIG) */
+     * raises neither NEG nor BIG in eq_ord_run_scaled1 (the monotone run
+     * that the device's chunk_run and twins take, exact halves added
+     * apart), and those with a lane flagged TIE, NEG or BIG (a binade
+     * below EQ_ORD_SCALED_EMIN counts as BIG) */
     size_t ln_planned, ln_mono, ln_tie, ln_neg, ln_big;
     /* of the records walked, those of one binade crossing, and those that
      * lane runs under two binades would walk whole (DevCount) */
@@ -883,7 +884,7 @@ static void measure(const double *x, size_t n, int m, int kind, int scale, int c
             fl |= eq_ord_run_scaled1(x + l, last - l < 32 ? (int)(last - l) : 32, e, &d, &f);
         }
         ln[0]++;
-        ln[1] += fl == 0;
+        ln[1] += !(fl & (EQ_ORD_SF_NEG | EQ_ORD_SF_BIG));
         ln[2] += (fl & EQ_ORD_SF_TIE) != 0;
         ln[3] += (fl & EQ_ORD_SF_NEG) != 0;
         ln[4] += (fl & EQ_ORD_SF_BIG) != 0;
@@ -1664,9 +1665,9 @@ static void print_lanes_row(const char *label, const char *kind, const char *sca
 static void print_lanes_table(const char *label, int by_scale)
 {
     print_md_table(
-        "| fixture | metric / sum | scale | sums | planned chunks | no lane flagged "
-        "(monotone run) | a lane with an exact half | with a negative term | with 2^47 "
-        "units or more ",
+        "| fixture | metric / sum | scale | sums | planned chunks | no lane negative or "
+        "large (monotone run) | a lane with an exact half | with a negative term | with "
+        "2^47 units or more ",
         label, by_scale, print_lanes_row);
 }
 
@@ -1725,8 +1726,9 @@ static void usage(FILE *f)
                "                  too, and its count of chained sums and of records\n"
                "                  walked whole must be the model's\n"
                "  --lanes         a table of the planned chunks: those whose every lane\n"
-               "                  of 32 terms raises no flag in eq_ord_run_scaled1 (the\n"
-               "                  device's monotone runs, the twins'), and those with\n"
+               "                  of 32 terms raises neither NEG nor BIG in\n"
+               "                  eq_ord_run_scaled1 (the device's monotone runs, the\n"
+               "                  twins', exact halves added apart), and those with\n"
                "                  an exact half, a negative term or a large one\n"
                "  --expect-paths  exit 1 also when the device model walked no split\n"
                "                  record or, with fused launches, prewalked no first\n"
