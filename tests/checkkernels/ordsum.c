@@ -20,8 +20,10 @@
  * to 17 put an infinity (of either sign) or an overflow in a sum: the
  * loop's infinity, through the runs' poisoning. Kind 18 puts an exact half
  * of 2^51 units in a chunk planned under its binade (a lane that
- * eq_ord_run_scaled1 must flag BIG: its pair form would give the empty
- * run), in every sum of more than 1064 terms. Kind 19 puts in the second
+ * eq_ord_run_scaled1 flags BIG, for the int64 rule; unflagged, it went to
+ * the pair form, which gave the empty run, until session 39, and since
+ * then to the halves added apart, exact there too), in every sum of more
+ * than 1064 terms. Kind 19 puts in the second
  * chunk, which the sum crosses 2 in, a piece headed by an exact half and
  * holding a second one after an odd tie-free increment, after a piece of
  * odd tie-free increments: the block's fast split (split_fast_pieces)
@@ -42,7 +44,7 @@ static double uniform(uint64_t *rng)
     return (double)(fg_splitmix(rng) >> 11) * 0x1p-53;
 }
 
-/* Twenty-one kinds of terms. */
+/* Twenty-three kinds of terms (22 for the plane groups only). */
 static void fill(double *x, size_t n, int kind, uint64_t *rng)
 {
     for (size_t i = 0; i < n; i++) {
@@ -178,6 +180,21 @@ static void fill(double *x, size_t n, int kind, uint64_t *rng)
             else
                 v = (double)(fg_splitmix(rng) % 4) * 0x1p-47;
             break; /* records of 4 and 6 pieces (kind 21: 4) in the small walk */
+        case 22:
+            /* 10240 = 1.25 2^13 first, -10240 at n / 2, else +-1, +-2 or
+             * +-3: the quartic sums of x (to n / 2), of the artifact and
+             * (from n / 2) of the detail stay in the binade 53, whose unit
+             * 2 makes the quartics of +-1 and +-3 (1, 81) exact halves and
+             * that of +-2 (16) whole units; the base sums add whole units */
+            if (i == 0) {
+                v = 10240.0;
+            } else if (i == n / 2) {
+                v = -10240.0;
+            } else {
+                v = (double)(1 + fg_splitmix(rng) % 3);
+                v *= fg_splitmix(rng) & 1 ? -1.0 : 1.0;
+            }
+            break; /* exact halves in quartics (the plane groups' fill) */
         default:
             v = u;
             break;
@@ -704,12 +721,16 @@ static void ck_ordsum_compose(CkContext *ck, uint64_t *rng)
 /* The chunk runs and segment runs of one sum of n terms t[] (the terms
  * its kind forms) under the device's plan, against the device's: *bad
  * gets the chunks that differ; *planned counts the planned chunks (runs
- * that the kernel formed, not split). */
+ * that the kernel formed, not split), *halves those of them whose lanes
+ * of 32 terms raise neither NEG nor BIG in eq_ord_run_scaled1 and in some
+ * lane TIE (exact halves added apart, EqOrdHalves). */
 static void ck_groups_runs(const double *t, size_t n, const int *plan, const EqOrdRun *runs,
-                           const EqOrdRun *seg, const int *seg_len, int *bad, long *planned)
+                           const EqOrdRun *seg, const int *seg_len, int *bad, long *planned,
+                           long *halves)
 {
     const EqOrdLayout *lay = &eq_ordsum_default_layout;
     const size_t nch = eq_cuda_stage_ordsum_chunks(n);
+    const size_t ct = (size_t)lay->lanes_per_chunk * (size_t)lay->terms_per_lane;
     EqOrdRun *hr = malloc(nch * sizeof(EqOrdRun)), *hs = malloc(nch * sizeof(EqOrdRun));
     int *hl = malloc(nch * sizeof(int));
     EqOrdRun *lanes = malloc((size_t)lay->lanes_per_chunk * sizeof(EqOrdRun));
@@ -722,6 +743,14 @@ static void ck_groups_runs(const double *t, size_t n, const int *plan, const EqO
             *bad += !same_run(&hr[c], &runs[c]) || hl[c] != seg_len[c] ||
                     (hl[c] > 0 && !same_run(&hs[c], &seg[c]));
             *planned += plan[c] != EQ_ORD_NONE;
+            int fl = 0;
+            for (size_t l = c * ct; plan[c] >= EQ_ORD_SCALED_EMIN && l < n && l < (c + 1) * ct;
+                 l += 32) {
+                double d, f;
+                fl |=
+                    eq_ord_run_scaled1(t + l, n - l < 32 ? (int)(n - l) : 32, plan[c], &d, &f);
+            }
+            *halves += plan[c] >= EQ_ORD_SCALED_EMIN && fl == EQ_ORD_SF_TIE;
         }
     }
     free(hr);
@@ -752,11 +781,15 @@ static long ck_ordsum_groups(CkContext *ck, uint64_t *rng)
      * other launch of --quick takes), two fills */
     /* 300007 terms: 293 chunks a sum, the walk of larger launches */
     static const size_t sizes[] = {1, 1023, 1025, 65536 + 77, 200003, 300007};
-    /* 13: exact halves, and so twins formed alone */
-    static const int fills[] = {2, 7, 9, 12, 3, 13};
+    /* 13: exact halves in the base sums; 22: in the quartics, its
+     * previous frame the same (a quartic's plan from terms of 1.5 x is
+     * another binade: every chunk formed again) */
+    static const int fills[] = {2, 7, 9, 12, 3, 13, 22};
     static const int quick_sizes[] = {0, 2, 3, 5}, quick_fills[] = {0, 3};
-    const int nf = ck->quick ? 2 : 6, ns = ck->quick ? 4 : 6;
-    long chained = 0, group_runs[2] = {0, 0};
+    const int nf = ck->quick ? 2 : 7, ns = ck->quick ? 4 : 6;
+    /* planned chunk runs held to the host: twins, sums alone; of them
+     * with exact halves (ck_groups_runs), of base sums and of quartics */
+    long chained = 0, group_runs[2] = {0, 0}, halves[2][2] = {{0, 0}, {0, 0}};
     for (int fi = 0; fi < nf; fi++)
         for (int sj = 0; sj < ns; sj++) {
             const int f = ck->quick ? quick_fills[fi] : fi, si = ck->quick ? quick_sizes[sj] : sj;
@@ -768,14 +801,15 @@ static long ck_ordsum_groups(CkContext *ck, uint64_t *rng)
             for (int k = 0; k < 7; k++)
                 cases[k] = (EqCudaSumCase){x, n, 1, kinds[k]};
             /* m 0, 1: runs per group, per sum; 2, 3: the same with the
-             * plan of a launch of 1.5 x reused (its chunk sums, formed in
-             * the runs kernel from the terms in place, and so its plan,
-             * must be the fresh launch's); the walk of larger launches as
-             * one chain (_BIGCHAIN: from the first chunks' sums that the
-             * runs kernel adds, each of its kind's terms) but in 3; 4: as
-             * 2, each sum formed alone (_SINGLES: 2 forms a base sum and
-             * its quartic together). 2 and 4: the chunk runs and segment
-             * runs against the host's under the device's plan */
+             * plan of a launch of 1.5 x (fill 22: of x) reused (its chunk
+             * sums, formed in the runs kernel from the terms in place, and
+             * so its plan, must be the fresh launch's); the walk of larger
+             * launches as one chain (_BIGCHAIN: from the first chunks'
+             * sums that the runs kernel adds, each of its kind's terms)
+             * but in 3; 4: as 2, each sum formed alone (_SINGLES: 2 forms
+             * a base sum and its quartic together). 2 and 4: the chunk
+             * runs and segment runs against the host's under the device's
+             * plan */
             const size_t nch = eq_cuda_stage_ordsum_chunks(n);
             double *cs[2] = {malloc(7 * nch * sizeof(double)), malloc(7 * nch * sizeof(double))};
             int *pl[2] = {malloc(7 * nch * sizeof(int)), malloc(7 * nch * sizeof(int))};
@@ -794,7 +828,7 @@ static long ck_ordsum_groups(CkContext *ck, uint64_t *rng)
                     double *o = malloc(n * sizeof(double));
                     EqCudaSumCase oc[7];
                     for (size_t i = 0; i < n; i++)
-                        o[i] = x[i] * 1.5;
+                        o[i] = fills[f] == 22 ? x[i] : x[i] * 1.5;
                     for (int k = 0; k < 7; k++)
                         oc[k] = (EqCudaSumCase){o, n, 1, kinds[k]};
                     err = eq_cuda_stage_ordsum(ck->cuda, oc, 7, mapping, got, NULL);
@@ -826,7 +860,8 @@ static long ck_ordsum_groups(CkContext *ck, uint64_t *rng)
                          * host's from this kind's terms under the plan */
                         int bad = 0;
                         ck_groups_runs(t, n, pl[1] + k * nch, rs + k * nch, sg + k * nch,
-                                       sl + k * nch, &bad, &group_runs[m == 4]);
+                                       sl + k * nch, &bad, &group_runs[m == 4],
+                                       &halves[m == 4][kinds[k] & 1]);
                         const int zero = 0;
                         snprintf(what, sizeof(what),
                                  "one plane, fill %d n %zu, kind %d: chunk and segment runs, "
@@ -863,8 +898,19 @@ static long ck_ordsum_groups(CkContext *ck, uint64_t *rng)
             free(t);
         }
     printf("  ordsum: sums of one plane, plan reused: %ld planned chunk runs held to the host "
-           "(twins), %ld (sums alone)\n",
-           group_runs[0], group_runs[1]);
+           "(twins), %ld (sums alone); with exact halves %ld and %ld of base sums, %ld and %ld "
+           "of quartics\n",
+           group_runs[0], group_runs[1], halves[0][0], halves[1][0], halves[0][1],
+           halves[1][1]);
+    if (!ck->quick) {
+        /* every form held to the host on planned chunks, halves in base
+         * sums and in quartics among them (fills 13 and 22) */
+        const int seen = group_runs[0] > 0 && group_runs[1] > 0 && halves[0][0] > 0 &&
+                         halves[0][1] > 0 && halves[1][0] > 0 && halves[1][1] > 0,
+                  one = 1;
+        ck_same(ck, "one plane, plan reused: planned chunks with exact halves held to the host",
+                &seen, &one, sizeof(int));
+    }
     return chained;
 }
 
