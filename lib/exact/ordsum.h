@@ -302,9 +302,9 @@ EQ_HD static inline double eq_ord_scale(int e)
     return eq_pow2(52 - e);
 }
 
-/* The rounding both scaled runs share: y (below 2^52; a negative y only
- * in a run its NEG flag discards) to the nearest
- * integer r, a half to the even one, as r = (y + 2^52) - 2^52 (*t: the sum
+/* The pair form's rounding (eq_ord_run_scaled): y (below 2^52; a
+ * negative y only in a run its NEG flag discards) to the nearest integer
+ * r, a half to the even one, as r = (y + 2^52) - 2^52 (*t: the sum
  * y + 2^52, whose last bit is r's parity); *tie: y was an exact half
  * (r - y = +-1/2, exact). */
 EQ_HD static inline double eq_ord_round_scaled(double y, double *t, unsigned *tie)
