@@ -958,10 +958,11 @@ static __device__ __forceinline__ EqOrdRun chunk_run(const double *mine, int nt,
         }
         r = eq_ord_run_from1(r1);
     } else {
-        /* a tie somewhere in the chunk: the pair runs, composed by pairs;
-         * a scaled lane forms its pair run (eq_ord_run_scaled), a tie-free
-         * int64 lane writes its run as a pair, the others (and every lane
-         * with no_fast) compose the pair functions term by term */
+        /* a tie in a chunk with a negative or a large lane too: the pair
+         * runs, composed by pairs; a scaled lane forms its pair run
+         * (eq_ord_run_scaled), a tie-free int64 lane writes its run as a
+         * pair, the others (and every lane with no_fast) compose the pair
+         * functions term by term */
         if (scaled && !no_fast) {
             /* both parities in double arithmetic, ties included */
             r = eq_ord_empty();
