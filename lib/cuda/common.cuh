@@ -308,6 +308,12 @@ int eqc_sums_launch(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double *do
  * may run at once (on two streams) take different buffers. */
 int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double *dout,
                        cudaStream_t stream, int scratch);
+/* ord_compose_kernel alone on `stream` (eq_cuda_stage_ord_compose, the
+ * harness): chain b of nchains, its dn[b] steps at din + b
+ * EQ_CUDA_COMPOSE_STEPS, composed into the same place of dout, dleft[b]
+ * the steps left (device memory). */
+int eqc_ord_compose(EqCuda *cuda, const EqOrdPiece *din, const int *dn, int nchains,
+                    EqOrdPiece *dout, int *dleft, cudaStream_t stream);
 
 /* ---- per metric (one file each) ----
  * launch: enqueues the metric's kernels on `stream`; they leave their

@@ -3662,44 +3662,13 @@ fail:
 
 static_assert(EQ_CUDA_COMPOSE_STEPS == EQC_BIG_STEPS, "the harness's chains are the large chain's");
 
-extern "C" int eq_cuda_stage_ord_compose(EqCuda *cuda, const EqOrdPiece *steps, const int *n,
-                                         int nchains, EqOrdPiece *out, int *nout)
+int eqc_ord_compose(EqCuda *cuda, const EqOrdPiece *din, const int *dn, int nchains,
+                    EqOrdPiece *dout, int *dleft, cudaStream_t stream)
 {
     int err = 0;
-    if (!steps || !n || !out || !nout || nchains <= 0 || nchains > 65535)
-        return EQ_ERR_INVALID_ARGUMENT;
-    for (int b = 0; b < nchains; b++)
-        if (n[b] < 0 || n[b] > EQC_BIG_STEPS)
-            return EQ_ERR_INVALID_ARGUMENT;
-    const size_t ps = (size_t)nchains * EQC_BIG_STEPS * sizeof(EqOrdPiece);
-    const size_t is = ((size_t)nchains * sizeof(int) + 255) / 256 * 256;
-    EQC_CHECK(cuda, EQC_SITE_OTHER, cudaSetDevice(cuda->device));
-    if ((err = eqc_buf_reserve(cuda, &cuda->scratch[EQC_SCRATCH_STAGE], 2 * ps + 2 * is)) < 0)
-        return err;
-    {
-        uint8_t *base = (uint8_t *)cuda->scratch[EQC_SCRATCH_STAGE].ptr;
-        EqOrdPiece *din = (EqOrdPiece *)base, *dout = (EqOrdPiece *)(base + ps);
-        int *dn = (int *)(base + 2 * ps), *dleft = (int *)(base + 2 * ps + is);
-        EQC_CHECK(cuda, EQC_SITE_COPY,
-                  cudaMemcpyAsync(din, steps, ps, cudaMemcpyHostToDevice, cuda->stream));
-        EQC_CHECK(cuda, EQC_SITE_COPY,
-                  cudaMemcpyAsync(dn, n, (size_t)nchains * sizeof(int), cudaMemcpyHostToDevice,
-                                  cuda->stream));
-        /* poison: every step kept and every count must be written */
-        EQC_CHECK(cuda, EQC_SITE_OTHER, cudaMemsetAsync(dout, 0xff, ps, cuda->stream));
-        EQC_CHECK(cuda, EQC_SITE_OTHER, cudaMemsetAsync(dleft, 0xff, is, cuda->stream));
-        ord_compose_kernel<<<(unsigned)nchains, EQC_ORD_LANES, 0, cuda->stream>>>(din, dn, dout,
-                                                                                 dleft);
-        EQC_CHECK_LAUNCH(cuda, "ord_compose_kernel");
-        EQC_CHECK(cuda, EQC_SITE_COPY,
-                  cudaMemcpyAsync(out, dout, ps, cudaMemcpyDeviceToHost, cuda->stream));
-        EQC_CHECK(cuda, EQC_SITE_COPY,
-                  cudaMemcpyAsync(nout, dleft, (size_t)nchains * sizeof(int),
-                                  cudaMemcpyDeviceToHost, cuda->stream));
-        EQC_CHECK(cuda, EQC_SITE_OTHER, cudaStreamSynchronize(cuda->stream));
-    }
+    ord_compose_kernel<<<(unsigned)nchains, EQC_ORD_LANES, 0, stream>>>(din, dn, dout, dleft);
+    EQC_CHECK_LAUNCH(cuda, "ord_compose_kernel");
     return 0;
 fail:
-    (void)cudaStreamSynchronize(cuda->stream);
     return err;
 }

@@ -215,3 +215,33 @@ extern "C" int eq_cuda_stage_ssim_terms(EqCuda *cuda, const float *ref, const fl
 fail:
     return finish(cuda, err);
 }
+
+extern "C" int eq_cuda_stage_ord_compose(EqCuda *cuda, const EqOrdPiece *steps, const int *n,
+                                         int nchains, EqOrdPiece *out, int *nout)
+{
+    uint8_t *base = NULL;
+    if (!steps || !n || !out || !nout || nchains <= 0 || nchains > 65535)
+        return EQ_ERR_INVALID_ARGUMENT;
+    for (int b = 0; b < nchains; b++)
+        if (n[b] < 0 || n[b] > EQ_CUDA_COMPOSE_STEPS)
+            return EQ_ERR_INVALID_ARGUMENT;
+    const size_t ps = (size_t)nchains * EQ_CUDA_COMPOSE_STEPS * sizeof(EqOrdPiece);
+    const size_t ns = (size_t)nchains * sizeof(int), is = align256(ns);
+    int err = stage_begin(cuda, 2 * ps + 2 * is, &base);
+    if (err < 0)
+        return err;
+    EqOrdPiece *din = (EqOrdPiece *)base, *dout = (EqOrdPiece *)(base + ps);
+    int *dn = (int *)(base + 2 * ps), *dleft = (int *)(base + 2 * ps + is);
+    /* poison: every step kept and every count must be written */
+    EQC_CHECK(cuda, EQC_SITE_OTHER, cudaMemsetAsync(dout, 0xff, ps, cuda->stream));
+    EQC_CHECK(cuda, EQC_SITE_OTHER, cudaMemsetAsync(dleft, 0xff, is, cuda->stream));
+    if ((err = up(cuda, din, steps, ps)) >= 0 && (err = up(cuda, dn, n, ns)) >= 0)
+        err = eqc_ord_compose(cuda, din, dn, nchains, dout, dleft, cuda->stream);
+    if (err >= 0)
+        err = down(cuda, out, dout, ps);
+    if (err >= 0)
+        err = down(cuda, nout, dleft, ns);
+    return finish(cuda, err);
+fail:
+    return finish(cuda, err);
+}
