@@ -878,11 +878,7 @@ static void measure(const double *x, size_t n, int m, int kind, int scale, int c
         if (e == EQ_ORD_NONE)
             continue;
         const size_t first = c * ct, last = first + ct < n ? first + ct : n;
-        int fl = e < EQ_ORD_SCALED_EMIN ? EQ_ORD_SF_BIG : 0;
-        for (size_t l = first; l < last && e >= EQ_ORD_SCALED_EMIN; l += 32) {
-            double d, f;
-            fl |= eq_ord_run_scaled1(x + l, last - l < 32 ? (int)(last - l) : 32, e, &d, &f);
-        }
+        const int fl = eq_ord_chunk_lane_flags(x + first, last - first, e);
         ln[0]++;
         ln[1] += !(fl & (EQ_ORD_SF_NEG | EQ_ORD_SF_BIG));
         ln[2] += (fl & EQ_ORD_SF_TIE) != 0;

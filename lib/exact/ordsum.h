@@ -486,6 +486,26 @@ EQ_HD static inline int eq_ord_run_scaled1(const double *x, int n, int e, double
     return eq_ord_scaled1_flags(sum, tie, neg);
 }
 
+/* The OR of eq_ord_run_scaled1's flags over a chunk's n terms x[0..n-1]
+ * in lanes of 32 consecutive terms under binade e, as the device's chunk
+ * runs meet them first (lib/cuda/ordsum.cu: chunk_run, the twins); a
+ * binade below EQ_ORD_SCALED_EMIN is EQ_ORD_SF_BIG. No NEG nor BIG: the
+ * chunk's run takes the monotone form (with TIE, its halves added apart,
+ * EqOrdHalves below). For the host's counts of those paths
+ * (exactquality-ordsum-rates --lanes, the kernel harness). */
+EQ_HD static inline int eq_ord_chunk_lane_flags(const double *x, size_t n, int e)
+{
+    int fl = 0;
+    size_t l;
+    if (e < EQ_ORD_SCALED_EMIN)
+        return EQ_ORD_SF_BIG;
+    for (l = 0; l < n; l += 32) {
+        double d, f;
+        fl |= eq_ord_run_scaled1(x + l, n - l < 32 ? (int)(n - l) : 32, e, &d, &f);
+    }
+    return fl;
+}
+
 /* In-order composition: a, then b. Associative, not commutative. The run
  * b starts at the parity a leaves: (p + a.d[p]) & 1. A parity whose prefix
  * range exceeds +-EQ_ORD_CAP is poisoned (it could never pass a check), so

@@ -743,14 +743,9 @@ static void ck_groups_runs(const double *t, size_t n, const int *plan, const EqO
             *bad += !same_run(&hr[c], &runs[c]) || hl[c] != seg_len[c] ||
                     (hl[c] > 0 && !same_run(&hs[c], &seg[c]));
             *planned += plan[c] != EQ_ORD_NONE;
-            int fl = 0;
-            for (size_t l = c * ct; plan[c] >= EQ_ORD_SCALED_EMIN && l < n && l < (c + 1) * ct;
-                 l += 32) {
-                double d, f;
-                fl |=
-                    eq_ord_run_scaled1(t + l, n - l < 32 ? (int)(n - l) : 32, plan[c], &d, &f);
-            }
-            *halves += plan[c] >= EQ_ORD_SCALED_EMIN && fl == EQ_ORD_SF_TIE;
+            const size_t first = c * ct, count = n - first < ct ? n - first : ct;
+            *halves += plan[c] != EQ_ORD_NONE &&
+                       eq_ord_chunk_lane_flags(t + first, count, plan[c]) == EQ_ORD_SF_TIE;
         }
     }
     free(hr);
