@@ -276,7 +276,7 @@ for s in $steps; do
       mut firstagain 's/if (prev \&\& (e == EQ_ORD_NONE || e != prev\[off + c\]) \&\& !pre)/if (prev \&\& (e == EQ_ORD_NONE || e != prev[off + c]))/'
       mut firstwalk 's/^            sum = first_sum\[s\];$/            sum = 0.0;/'
       mut twinfirst 's/                        first\[m\] = h == 0 ? r : first\[m\];/                        first[m] = r;/'
-      mut twintie 's/                    tie\[m\] = tie\[m\] | (half != 0);/                    tie[m] = tie[m];/'
+      mut twintie 's/        o->tie\[m\] = tie\[m\];/        o->tie[m] = false;/'
       mut twinneg 's/                    neg = neg | (t\[0\] < 0.0);/                    neg = neg;/'
       mut twinnz 's/                    nz = nz | (t\[0\] != 0.0);/                    nz = nz;/'
       mut twinhalf 's/                    h0\[m\] = h == 0 ? H : h0\[m\];/                    h0[m] = H;/'
@@ -320,7 +320,7 @@ for s in $steps; do
       }
       mx scaledpart 's/    return ((part\[0\] + part\[1\]) + (part\[2\] + part\[3\])) \* scale;/    return ((part[0] + part[1]) + part[2]) * scale;/'
       mx scaledneg 's/        neg = neg | (xi < 0.0);/        neg = neg;/'
-      mx scaledtie 's/        tie = tie | (half != 0);/        tie = tie;/'
+      mx scaledtie 's/    \*tie = \*tie | (half != 0);/    *tie = *tie;/'
       mx halfout 's/^        h->out\[p\] ^= (int)(pr ^ o);$/        h->out[p] ^= (int)pr;/'
       mx halfcompose 's/        h.c\[p\] = a.c\[p\] + (odd ? b.c\[1\] : b.c\[0\]);/        h.c[p] = a.c[p] + b.c[0];/'
       # the split walk's apply for a non-negative sum (eq_ord_apply_try_pos)

@@ -1065,12 +1065,10 @@ static __device__ __forceinline__ void twin_lane(const double *mine, const int e
                 t[1] = eq_s2_quartic(t[0]); /* eq_s2_term(BASE + 1, v[u]) */
 #pragma unroll
                 for (int m = 0; m < 2; m++) {
-                    unsigned half;
                     a[m] += t[m];
                     /* term 16h + 4b + u of eq_ord_run_scaled1: its total
                      * part (16h + 4b + u) & 3 = u */
-                    const double r = eq_ord_round_unit(t[m], c[m], half_u[m], &half);
-                    tie[m] = tie[m] | (half != 0);
+                    const double r = eq_ord_scaled1_term(t[m], c[m], half_u[m], &tie[m]);
                     part[m][u] += r;
                     if (b == 0 && u == 0)
                         first[m] = h == 0 ? r : first[m];

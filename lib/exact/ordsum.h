@@ -435,6 +435,17 @@ EQ_HD static inline int eq_ord_scaled1_flags(double total, bool tie, bool neg)
            (neg ? EQ_ORD_SF_NEG : 0);
 }
 
+/* One term x of the tie-free run below, in units of the terms
+ * (eq_ord_round_unit with c, half_u): returns its increment r, an exact
+ * half noted in *tie. */
+EQ_HD static inline double eq_ord_scaled1_term(double x, double c, double half_u, bool *tie)
+{
+    unsigned half;
+    const double r = eq_ord_round_unit(x, c, half_u, &half);
+    *tie = *tie | (half != 0);
+    return r;
+}
+
 /*
  * The tie-free run of n (0 <= n <= 32) non-negative terms under binade e
  * (EQ_ORD_SCALED_EMIN <= e <= EQ_ORD_EMAX): eq_ord_run_scaled's parity-0
@@ -473,9 +484,7 @@ EQ_HD static inline int eq_ord_run_scaled1(const double *x, int n, int e, double
     int i;
     for (i = 0; i < n; i++) {
         double xi = x[i];
-        unsigned half;
-        double r = eq_ord_round_unit(xi, c, half_u, &half);
-        tie = tie | (half != 0);
+        double r = eq_ord_scaled1_term(xi, c, half_u, &tie);
         neg = neg | (xi < 0.0);
         part[i & 3] += r;
         first = i == 0 ? r : first;
