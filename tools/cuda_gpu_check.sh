@@ -239,7 +239,7 @@ for s in $steps; do
       mut walkrec 's/sh.slot\[k\] = kept ? rank : -1;/sh.slot[k] = kept ? 0 : -1;/'
       mut walkgrp 's/r = pre->r\[gi\];/r = pre->r[gi ^ 1];/'
       mut walkcomp 's/eqc_shfl_run(c, len - 1)/eqc_shfl_run(c, len > 2 ? len - 2 : len - 1)/'
-      mut mono 's/__shfl_sync(0xffffffffu, sf, 0)/__shfl_sync(0xffffffffu, sf, 1)/'
+      mut mono 's/        first\[i\] = __shfl_sync(0xffffffffu, sf\[i\], 0);/        first[i] = __shfl_sync(0xffffffffu, sf[i], 1);/'
       mut splitscan 's/                pre = op(pre, wtot\[j\]);/                pre = wtot[j];/'
       mut segscan 's/        x = eq_ord_seg_combine(g->first, x);/        x = x;/'
       mut seghead 's/\*head_at = 63 - __clzll((long long)(gh \& upto));/*head_at = j;/'
