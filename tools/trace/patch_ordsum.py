@@ -8,8 +8,12 @@
 # build it into the library. tools/trace/run.sh runs it; report.py reads
 # the lines.
 import sys
+# --light: the fused kernel's and the small walk's stamps only (TF, TW),
+# without split_chunk's and walk_chunks' printf, so that the fused span
+# and its blocks' ends are what they are untraced (session 40)
 split_walk = '--split-walk' in sys.argv[1:]
-p = [a for a in sys.argv[1:] if a != '--split-walk'][0]
+light = '--light' in sys.argv[1:]
+p = [a for a in sys.argv[1:] if a not in ('--split-walk', '--light')][0]
 s = open(p).read()
 def rep(old, new):
     global s
@@ -182,6 +186,8 @@ rep('''            sum = walk_rest(d, c0, sum, pos0, walk, sh.terms, &sh.ex, &sh
                iters, gt0, gt1, tr_gt(), tk[4] - tk[0], tk[5] - tk[4], tk[1] - tk[5],
                tk[2] - tk[1], tk[6] - tk[2], tk[3] - tk[6]);''')
 open(p, 'w').write(s)
+if light:
+    sys.exit(0)
 # --- finer: split_chunk's steps (block form) and walk_chunks' step kinds
 s = open(p).read()
 def rep2(old, new):

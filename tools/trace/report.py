@@ -34,6 +34,16 @@ for i, L in enumerate(fl):
     print("F%d: %d blocks, span %.2f us, clock %.2f GHz, start spread %.2f us, e values %s.., last block g=%d c=%d e=%d: %s" % (
         i, len(L), (t1 - t0) / 1e3, ghz, (max(r[4] for r in L) - t0) / 1e3, es[:3], last[0], last[1], last[2],
         " ".join("%s %.2f" % (n, v / ghz / 1e3) for n, v in zip(names, last[6:13]))))
+    # where each kind of block ends, us from the launch's first start
+    # (session 40: the split blocks end last)
+    end = lambda R: sorted((r[5] - t0) / 1e3 for r in R)
+    firsts = [r for r in L if r[1] == 0]
+    sp = [r for r in L if r[2] == es[0] and r[1] != 0]
+    rn = [r for r in L if r[2] != es[0]]
+    print("   ends: first chunks %s; splits median %.2f max %.2f; runs median %.2f max %.2f" % (
+        " ".join("%.1f" % v for v in end(firsts)),
+        st.median(end(sp)) if sp else 0, max(end(sp)) if sp else 0,
+        st.median(end(rn)) if rn else 0, max(end(rn)) if rn else 0))
     for grp, sel in (("split", lambda r: r[2] == es[0]), ("run", lambda r: r[2] != es[0])):
         S = [r for r in L if sel(r)]
         if not S: continue

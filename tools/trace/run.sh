@@ -20,6 +20,8 @@
 # "publish" phase is empty and a first chunk's prewalk lies in "stage+sum").
 # TRACE_REUSE=1 keeps the build of the call before (another form of the
 # walk, say EXACTQUALITY_CUDA_CROSSREC=on, with another OUT).
+# LIGHT=1 stamps only the fused blocks and the walk (patch_ordsum.py
+# --light): the fused span and the blocks' ends as they are untraced.
 # SPLIT_WALK=1 also stamps split_walk's two passes (patch_ordsum.py
 # --split-walk, performance.md session 18, item 3); its printf lengthens
 # the walk.
@@ -29,6 +31,7 @@ export PATH=$PATH:/usr/local/cuda/bin
 if [ "${TRACE_REUSE:-0}" != 1 ] || [ ! -x /tmp/b-tr/tools/bench_cuda ]; then
   rm -rf /tmp/tr /tmp/b-tr && mkdir -p /tmp/tr && tar --exclude=./build-cuda --exclude=./.git --exclude=./.dev --exclude=./tests/data -cf - . | tar -xf - -C /tmp/tr
   sw=; [ "${SPLIT_WALK:-0}" = 1 ] && sw=--split-walk
+  [ "${LIGHT:-0}" = 1 ] && sw="$sw --light"
   python3 tools/trace/patch_ordsum.py $sw /tmp/tr/lib/cuda/ordsum.cu || exit 1
   (cd /tmp/tr && meson setup /tmp/b-tr -Dgst=disabled -Dcuda=enabled --buildtype=release > $O/build-tr.log 2>&1 && ninja -C /tmp/b-tr tools/bench_cuda >> $O/build-tr.log 2>&1) || { tail -20 $O/build-tr.log; exit 1; }
 fi
