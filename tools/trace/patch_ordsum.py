@@ -13,6 +13,7 @@ import sys
 # and its blocks' ends are what they are untraced (session 40)
 split_walk = '--split-walk' in sys.argv[1:]
 light = '--light' in sys.argv[1:]
+assert not (light and split_walk), '--split-walk stamps the finer half, which --light leaves out'
 p = [a for a in sys.argv[1:] if a not in ('--split-walk', '--light')][0]
 s = open(p).read()
 def rep(old, new):

@@ -21,7 +21,8 @@
 # TRACE_REUSE=1 keeps the build of the call before (another form of the
 # walk, say EXACTQUALITY_CUDA_CROSSREC=on, with another OUT).
 # LIGHT=1 stamps only the fused blocks and the walk (patch_ordsum.py
-# --light): the fused span and the blocks' ends as they are untraced.
+# --light): the fused span and the blocks' ends as they are untraced
+# (not with SPLIT_WALK=1, whose stamps lie in the part it leaves out).
 # SPLIT_WALK=1 also stamps split_walk's two passes (patch_ordsum.py
 # --split-walk, performance.md session 18, item 3); its printf lengthens
 # the walk.
