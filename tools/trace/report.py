@@ -28,8 +28,10 @@ for i, L in enumerate(fl):
     t0 = min(r[4] for r in L); t1 = max(r[5] for r in L)
     cyc = sum(sum(r[6:13]) for r in L); ns = sum(r[5] - r[4] for r in L)
     ghz = cyc / ns if ns else 0
-    nsplit = sum(1 for r in L if r[2] < -1000 or r[2] > 2000)
     es = sorted(set(r[2] for r in L))
+    # a chunk planned term by term (EQ_ORD_NONE, the launch's lowest e):
+    # a split chunk, or a sum's prewalked first chunk (c == 0)
+    none = lambda r: r[2] == es[0]
     last = max(L, key=lambda r: r[5])
     print("F%d: %d blocks, span %.2f us, clock %.2f GHz, start spread %.2f us, e values %s.., last block g=%d c=%d e=%d: %s" % (
         i, len(L), (t1 - t0) / 1e3, ghz, (max(r[4] for r in L) - t0) / 1e3, es[:3], last[0], last[1], last[2],
@@ -38,13 +40,13 @@ for i, L in enumerate(fl):
     # (session 40: the split blocks end last)
     end = lambda R: sorted((r[5] - t0) / 1e3 for r in R)
     firsts = [r for r in L if r[1] == 0]
-    sp = [r for r in L if r[2] == es[0] and r[1] != 0]
-    rn = [r for r in L if r[2] != es[0]]
+    sp = [r for r in L if none(r) and r[1] != 0]
+    rn = [r for r in L if not none(r)]
     print("   ends: first chunks %s; splits median %.2f max %.2f; runs median %.2f max %.2f" % (
         " ".join("%.1f" % v for v in end(firsts)),
         st.median(end(sp)) if sp else 0, max(end(sp)) if sp else 0,
         st.median(end(rn)) if rn else 0, max(end(rn)) if rn else 0))
-    for grp, sel in (("split", lambda r: r[2] == es[0]), ("run", lambda r: r[2] != es[0])):
+    for grp, sel in (("split", none), ("run", lambda r: not none(r))):
         S = [r for r in L if sel(r)]
         if not S: continue
         print("   %-5s n=%3d  " % (grp, len(S)) + "  ".join("%s %.2f/%.2f" % (n, st.median(r[6 + k] for r in S) / ghz / 1e3, max(r[6 + k] for r in S) / ghz / 1e3) for k, n in enumerate(names)) + "  (us median/max)")
