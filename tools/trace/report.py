@@ -39,13 +39,12 @@ for i, L in enumerate(fl):
     # where each kind of block ends, us from the launch's first start
     # (session 40: the split blocks end last)
     end = lambda R: sorted((r[5] - t0) / 1e3 for r in R)
+    med_max = lambda E: (st.median(E), E[-1]) if E else (0, 0)
     firsts = [r for r in L if r[1] == 0]
-    sp = [r for r in L if none(r) and r[1] != 0]
-    rn = [r for r in L if not none(r)]
+    sp = end([r for r in L if none(r) and r[1] != 0])
+    rn = end([r for r in L if not none(r)])
     print("   ends: first chunks %s; splits median %.2f max %.2f; runs median %.2f max %.2f" % (
-        " ".join("%.1f" % v for v in end(firsts)),
-        st.median(end(sp)) if sp else 0, max(end(sp)) if sp else 0,
-        st.median(end(rn)) if rn else 0, max(end(rn)) if rn else 0))
+        (" ".join("%.1f" % v for v in end(firsts)),) + med_max(sp) + med_max(rn)))
     for grp, sel in (("split", none), ("run", lambda r: not none(r))):
         S = [r for r in L if sel(r)]
         if not S: continue
