@@ -24,10 +24,11 @@ export PATH=$PATH:/usr/local/cuda/bin
 cmd=${1:-}
 case "$cmd" in
   prepare)
-    patch=${2:?usage: tools/cuda_ab_patch.sh prepare PATCH}
+    patch=$(realpath "${2:?usage: tools/cuda_ab_patch.sh prepare PATCH}") || exit 2
+    cd "$(dirname "$0")/.." || exit 2
     tmp=$(mktemp -d)
     git worktree add -q --detach "$tmp" HEAD || exit 1
-    if ! git -C "$tmp" apply "$PWD/$patch"; then
+    if ! git -C "$tmp" apply "$patch"; then
       git worktree remove --force "$tmp"
       exit 1
     fi
@@ -42,6 +43,7 @@ case "$cmd" in
   *) echo "usage: tools/cuda_ab_patch.sh prepare PATCH | run" >&2; exit 2 ;;
 esac
 
+cd "$(dirname "$0")/.." || exit 2
 O=${OUT:-$PWD/gpu-out}; mkdir -p "$O"
 R=$PWD LIMIT=${LIMIT:-420} SEED=${SEED:-1} FIX=${FIX:-$PWD/.dev/fix}
 t0=$(date +%s)
