@@ -11,14 +11,12 @@
 #   OUT=$OUT SEED=N [MUTANTS="name .."] [TRACE=1] [LIMIT=s] tools/cuda_ab_patch.sh run
 #
 # run: copies the tree and lays .dev/abtree over the copy; builds the
-# tree's bench_cuda, the copy's whole build, each mutant's checkkernels
-# (its sed from the copy's tools/cuda_gpu_check.sh) and, with TRACE=1, both
-# light-trace builds (tools/trace/patch_ordsum.py --light), all at once;
-# then two interleaved rounds of SSIM at 4K and 1080p (tree, then copy);
-# the copy's kernels, parity and fixtures (FIX, default .dev/fix) with
-# each mutant's stage beside them (each must fail: rc 1); with TRACE=1
-# the traces' TW and TWC lines. Steps stop LIMIT seconds (default 420)
-# after the start.
+# tree's bench_cuda and the copy at once; then two interleaved rounds of
+# SSIM at 4K and 1080p (tree, then copy); the copy's kernels, parity and
+# fixtures (FIX, default .dev/fix) with cuda_gpu_check.sh's own mutation
+# step for MUTANTS beside them (each must be red, its unmutated tree
+# green); with TRACE=1 each tree's light trace (tools/trace/run.sh).
+# Steps stop LIMIT seconds (default 420) after the start.
 set -u
 export PATH=$PATH:/usr/local/cuda/bin
 cmd=${1:-}
@@ -62,24 +60,6 @@ bld() { # src build name targets...
     echo "build $name failed (build-$name.log)"
 }
 bld "$R" $A-build tree tools/bench_cuda &
-for m in ${MUTANTS:-}; do
-  sed_m=$(grep -E "^ *mut $m '" $B/tools/cuda_gpu_check.sh | sed "s/^ *mut $m '//; s/'\$//")
-  [ -n "$sed_m" ] || { echo "mutant $m: no such line in tools/cuda_gpu_check.sh"; continue; }
-  mkdir -p /tmp/ab-mut-$m && cp -r $B/. /tmp/ab-mut-$m/
-  sed -i "$sed_m" /tmp/ab-mut-$m/lib/cuda/ordsum.cu /tmp/ab-mut-$m/lib/cuda/ordsum.cuh
-  cmp -s /tmp/ab-mut-$m/lib/cuda/ordsum.cu $B/lib/cuda/ordsum.cu &&
-    cmp -s /tmp/ab-mut-$m/lib/cuda/ordsum.cuh $B/lib/cuda/ordsum.cuh && echo "mutant $m: its sed changed nothing"
-  bld /tmp/ab-mut-$m /tmp/ab-mut-$m-build mut-$m tests/checkkernels/checkkernels &
-done
-if [ "${TRACE:-0}" = 1 ]; then
-  for v in a b; do
-    src=$R; [ $v = b ] && src=$B
-    mkdir -p /tmp/ab-tr$v
-    (cd "$src" && tar --exclude=./.dev --exclude='./build*' --exclude=./.git -cf - .) | tar -xf - -C /tmp/ab-tr$v
-    python3 $B/tools/trace/patch_ordsum.py --light /tmp/ab-tr$v/lib/cuda/ordsum.cu &&
-      bld /tmp/ab-tr$v /tmp/ab-tr$v-build tr$v tools/bench_cuda &
-  done
-fi
 bld $B $B-build copy
 wait
 echo "builds $(( $(date +%s) - t0 )) s"
@@ -93,22 +73,23 @@ for r in 1 2; do
 done
 echo "bench $(( $(date +%s) - t0 )) s"
 
-for m in ${MUTANTS:-}; do
-  [ -x /tmp/ab-mut-$m-build/tests/checkkernels/checkkernels ] || continue
-  (timeout $(($(left) > 10 ? $(left) : 10)) /tmp/ab-mut-$m-build/tests/checkkernels/checkkernels \
-    --seed "$SEED" --only ordsum > "$O/mutation-$m.log" 2>&1
-   echo "mutant $m rc=$? (must be 1): $(grep -c FAIL "$O/mutation-$m.log") FAIL lines") &
-done
+# the mutants by cuda_gpu_check.sh's own mutation step (MUTANTS: those
+# alone), in the copy, beside the checks
+[ -n "${MUTANTS:-}" ] && (cd $B && OUT=$O/mutation SEED=$SEED MUTANTS="$MUTANTS" \
+  timeout $(($(left) > 10 ? $(left) : 10)) tools/cuda_gpu_check.sh mutation 2>&1 |
+  grep -E '^mutation|^unmutated|^mutations|did not') &
 (cd $B && OUT=$O/checks BUILD_DIR=$B-build SEED=$SEED FIX=$FIX \
   timeout $(($(left) > 10 ? $(left) : 10)) tools/cuda_gpu_check.sh kernels parity fixtures 2>&1 | tail -12)
 wait
-if [ "${TRACE:-0}" = 1 ] && [ "$(left)" -gt 30 ]; then
+# the light traces (tools/trace/run.sh, each tree's own), one after the
+# other: the TW lines, and the TWC lines where the tree's trace patch
+# stamps the chain
+if [ "${TRACE:-0}" = 1 ] && [ "$(left)" -gt 60 ]; then
   for v in a b; do
-    [ -x /tmp/ab-tr$v-build/tools/bench_cuda ] || continue
-    /tmp/ab-tr$v-build/tools/bench_cuda --sizes 3840x2160 --metrics ssim --frames 4 --warmup 2 \
-      --profile > "$O/trace-$v.log" 2>&1
-    echo "== trace $v"; python3 tools/trace/report.py "$O/trace-$v.log" 2>&1 | tail -12
-    grep -h '^TWC' "$O/trace-$v.log" | awk '{n++; st+=$3; f+=$4; ch+=$5}
+    src=$R; [ $v = b ] && src=$B
+    echo "== trace $v"
+    (cd "$src" && LIGHT=1 OUT=$O/trace-$v bash tools/trace/run.sh 2>&1 | tail -14)
+    grep -h '^TWC' "$O/trace-$v/trace-3840x2160.log" 2>/dev/null | awk '{n++; st+=$3; f+=$4; ch+=$5}
       END {if (n) printf "TWC %d sums: steps %.1f, placing %.0f and walking %.0f cycles (means)\n", n, st/n, f/n, ch/n}'
   done
 fi
