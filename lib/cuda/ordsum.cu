@@ -2355,12 +2355,12 @@ struct BigChainShared {
 
 /* The chain's steps prog[0 .. steps-1] composed in place, as
  * eq_ord_compose_chain composes them: each stretch of consecutive run
- * steps under one binade (a crossing term's step ends and starts one)
- * becomes one step, its runs composed in order. Thread i takes steps 2i
- * and 2i + 1 (EQC_BIG_STEPS is twice the block: one round, no stretch
- * carried from a round before), a segmented block scan composes the
- * threads' pairs in order, and each stretch's last step takes its
- * stretch's composition. Composition is associative and a composed run's
+ * steps under one binade (eq_ord_chain_joins; a crossing term's step
+ * ends and starts one) becomes one step, its runs composed in order.
+ * Thread i takes steps 2i and 2i + 1 (EQC_BIG_STEPS is twice the block:
+ * one round, no stretch carried from a round before), a segmented block
+ * scan composes the threads' pairs in order, and each stretch's last step
+ * takes its stretch's composition. Composition is associative and a composed run's
  * lowest and highest prefixes are those of its runs one after another, so
  * its check passes exactly where each of theirs would, with the same sum
  * (walk_groups composes whole groups so); a sum inside a stretch lies in
@@ -2385,8 +2385,8 @@ static __device__ int compose_steps(EqOrdPiece *prog, EqcExactShared *ex, int st
         const int ne = k + 1 < steps ? prog[k + 1].e : EQ_ORD_CROSS;
         const bool cross = q[j].e == EQ_ORD_CROSS;
         v[j].run = in && !cross ? q[j].run : eq_ord_empty();
-        v[j].head = !in || cross || pe == EQ_ORD_CROSS || pe != q[j].e;
-        last[j] = in && (cross || ne == EQ_ORD_CROSS || ne != q[j].e);
+        v[j].head = !in || !eq_ord_chain_joins(pe, q[j].e);
+        last[j] = in && !eq_ord_chain_joins(q[j].e, ne);
     }
     const EqOrdSegRun before = eqc_block_excl_seg(eq_ord_seg_combine(v[0], v[1]), ex);
     v[0] = eq_ord_seg_combine(before, v[0]);

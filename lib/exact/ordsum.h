@@ -1239,18 +1239,29 @@ EQ_HD static inline int eq_ord_walk_chain(double *s, const EqOrdPiece *p, int n)
     return ok;
 }
 
+/* Whether a chain's step of binade e joins the stretch before it, whose
+ * binade is e_prev: both are run steps of one binade (a crossing term's
+ * EQ_ORD_CROSS, and any other code below EQ_ORD_EMIN, ends a stretch).
+ * eq_ord_compose_chain's rule, and the device's large chain's
+ * (lib/cuda/ordsum.cu, compose_steps). */
+EQ_HD static inline int eq_ord_chain_joins(int e_prev, int e)
+{
+    return e == e_prev && e >= EQ_ORD_EMIN;
+}
+
 /*
  * A chain's steps p[0 .. n-1] with each stretch of consecutive run steps
- * under one binade composed into one step, in place; returns the steps
- * left. A crossing step ends a stretch and stays as it is. Composition is
- * associative and a composed run's lowest and highest prefixes are its
- * runs' own one after another, so its check passes exactly where each of
- * theirs would, with the same sum; a sum inside a stretch that passes lies
- * in its binade, so it is finite. eq_ord_walk_chain over the steps left
- * therefore gives what it gives over all n: the same result and sum. The
- * model of a composition before the device's large chain (docs/cuda.md,
- * Open work, session 36: a segmented block scan of the same compositions,
- * associative, so the same runs), held to the chain by test_ordsum.
+ * under one binade (eq_ord_chain_joins) composed into one step, in place;
+ * returns the steps left. A crossing step ends a stretch and stays as it
+ * is. Composition is associative and a composed run's lowest and highest
+ * prefixes are its runs' own one after another, so its check passes
+ * exactly where each of theirs would, with the same sum; a sum inside a
+ * stretch that passes lies in its binade, so it is finite.
+ * eq_ord_walk_chain over the steps left therefore gives what it gives over
+ * all n: the same result and sum. The model of a composition before the
+ * device's large chain (docs/cuda.md, Open work, session 36: a segmented
+ * block scan of the same compositions, associative, so the same runs),
+ * held to the chain by test_ordsum.
  */
 EQ_HD static inline int eq_ord_compose_chain(EqOrdPiece *p, int n)
 {
@@ -1260,7 +1271,7 @@ EQ_HD static inline int eq_ord_compose_chain(EqOrdPiece *p, int n)
         /* mutation: run steps composed whatever their binades */
         const int join = out > 0 && p[k].e != EQ_ORD_CROSS && p[out - 1].e != EQ_ORD_CROSS;
 #else
-        const int join = out > 0 && p[k].e != EQ_ORD_CROSS && p[out - 1].e == p[k].e;
+        const int join = out > 0 && eq_ord_chain_joins(p[out - 1].e, p[k].e);
 #endif
         if (join)
             p[out - 1].run = eq_ord_compose(p[out - 1].run, p[k].run);
