@@ -8,7 +8,8 @@
  * page-locked).
  *
  *   bench_cuda [--frames N] [--warmup N] [--sizes 576x324,1920x1080,3840x2160]
- *              [--metrics psnr,ssim,ms_ssim,ssimulacra2] [--threads N,...] [--profile [--tree]]
+ *              [--metrics psnr,ssim,ms_ssim,ssimulacra2] [--threads N,... [--tree]]
+ *              [--profile [--tree]] [--interleave]
  *
  * Frames rotate among 4 seeded pairs so that the L2 cache does not hold
  * the input. Device-input times are CUDA events on the caller's stream
@@ -21,6 +22,10 @@
  * buffers and tables) to the last one's end, over all frames of all
  * threads; then the same with the warm-up and the scorers' setup counted
  * (the figure before session 25); and the median per call of thread 0.
+ * With --tree, each count runs again with the tree sums, and the exact
+ * aggregate over the tree's is printed: the cost of exactness when
+ * scorers share the device, where one scorer's walk of its sums (a few
+ * blocks) leaves room for another's kernels.
  */
 #include <cuda_runtime_api.h>
 #include <pthread.h>
@@ -277,6 +282,53 @@ static void *thread_main(void *v)
     return NULL;
 }
 
+/* --threads: n scorers on n threads (each its own stream), all scoring
+ * the same pairs with sums in `mode` (EQ_CUDA_SUM_EXACT or _TREE). *agg
+ * gets the aggregate ms/frame from the moment every scorer has finished
+ * its warm-up to the last one's end, *agg_setup the same with the warm-up
+ * and the scorers' setup, *med thread 0's median per call. Returns -1
+ * when a scorer could not be opened or a call failed. */
+static int run_threads(const EqSettings *s, Pairs *p, int n, int in, int frames, int mode,
+                       double *agg, double *agg_setup, double *med)
+{
+    EqScorer *scs[16];
+    ThreadArg args[16];
+    pthread_t th[16];
+    pthread_barrier_t ready;
+    int opened = 0, rc = 0;
+
+    for (int t = 0; t < n && rc == 0; t++) {
+        if (eq_scorer_open(&scs[t], s) < 0) {
+            rc = -1;
+            break;
+        }
+        opened++;
+        if (eq_cuda_set_sum_mode(scs[t]->cuda, mode) < 0)
+            rc = -1;
+        args[t] = (ThreadArg){scs[t], p, frames, in, 0, &ready};
+    }
+    if (rc == 0) {
+        pthread_barrier_init(&ready, NULL, (unsigned)n + 1);
+        const double t0 = now_ms();
+        for (int t = 0; t < n; t++)
+            pthread_create(&th[t], NULL, thread_main, &args[t]);
+        pthread_barrier_wait(&ready);
+        const double t1 = now_ms();
+        for (int t = 0; t < n; t++)
+            pthread_join(th[t], NULL);
+        const double t2 = now_ms();
+        pthread_barrier_destroy(&ready);
+        *agg = (t2 - t1) / ((double)n * frames);
+        *agg_setup = (t2 - t0) / ((double)n * (frames + 5));
+        *med = args[0].ms;
+        for (int t = 0; t < n; t++)
+            rc = args[t].ms < 0 ? -1 : rc;
+    }
+    for (int t = 0; t < opened; t++)
+        eq_scorer_close(&scs[t]);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     int frames = 200, warmup = 20, profile = 0, interleave = 0, tree = 0;
@@ -299,19 +351,22 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--profile"))
             profile = 1; /* device input, exact sums only: for ncu */
         else if (!strcmp(argv[i], "--tree"))
-            tree = 1; /* with --profile: the tree sums instead */
+            tree = 1; /* with --profile: the tree sums instead; with --threads: too */
         else if (!strcmp(argv[i], "--interleave"))
             interleave = 1; /* exact and tree frame by frame (run_interleaved) */
         else {
             fprintf(stderr,
                     "usage: %s [--frames N] [--warmup N] [--sizes WxH,...] "
-                    "[--metrics a,b] [--threads N,...] [--profile [--tree]] [--interleave]\n",
+                    "[--metrics a,b] [--threads N,... [--tree]] [--profile [--tree]] "
+                    "[--interleave]\n",
                     argv[0]);
             return 2;
         }
     }
-    if (tree && !profile) {
-        fprintf(stderr, "%s: --tree goes with --profile (the other modes time both sums)\n",
+    if (tree && !profile && !threads) {
+        fprintf(stderr,
+                "%s: --tree goes with --profile or --threads (the other modes time both "
+                "sums)\n",
                 argv[0]);
         return 2;
     }
@@ -384,10 +439,6 @@ int main(int argc, char **argv)
             eq_scorer_close(&sc);
 
             for (const char *tv = threads; tv && *tv;) {
-                EqScorer *scs[16];
-                ThreadArg args[16];
-                pthread_t th[16];
-                pthread_barrier_t ready;
                 int n = atoi(tv);
                 const char *comma = strchr(tv, ',');
                 tv = comma ? comma + 1 : NULL;
@@ -395,38 +446,27 @@ int main(int argc, char **argv)
                     continue;
                 n = n > 16 ? 16 : n;
                 for (int in = IN_DEVICE; in <= IN_PINNED; in++) {
-                    int opened = 0, ok = 1;
-                    for (int t = 0; t < n; t++) {
-                        if (eq_scorer_open(&scs[t], &s) < 0) {
-                            ok = 0;
-                            break;
+                    double exact_agg = 0;
+                    for (int mode = EQ_CUDA_SUM_EXACT; mode <= (tree ? EQ_CUDA_SUM_TREE : 0);
+                         mode++) {
+                        double agg, agg_setup, med;
+                        if (run_threads(&s, p, n, in, frames, mode, &agg, &agg_setup, &med) <
+                            0) {
+                            fprintf(stderr, "%d scorers (%s sums) failed\n", n,
+                                    mode == EQ_CUDA_SUM_TREE ? "tree" : "exact");
+                            continue;
                         }
-                        opened++;
-                        args[t] = (ThreadArg){scs[t], p, frames, in, 0, &ready};
-                    }
-                    if (ok) {
-                        pthread_barrier_init(&ready, NULL, (unsigned)n + 1);
-                        double t0 = now_ms();
-                        for (int t = 0; t < n; t++)
-                            pthread_create(&th[t], NULL, thread_main, &args[t]);
-                        pthread_barrier_wait(&ready);
-                        double t1 = now_ms();
-                        for (int t = 0; t < n; t++)
-                            pthread_join(th[t], NULL);
-                        double t2 = now_ms();
-                        pthread_barrier_destroy(&ready);
-                        printf("%-10s %-12s %-14s %2d scorers: %.4f ms/frame aggregate after "
-                               "the warm-up (%.4f with it and the setup; median per call "
-                               "%.4f)\n",
+                        printf("%-10s %-12s %-14s %2d scorers%s: %.4f ms/frame aggregate "
+                               "after the warm-up (%.4f with it and the setup; median per "
+                               "call %.4f)",
                                sv, eq_metric_name(m), in_names[in], n,
-                               (t2 - t1) / ((double)n * frames),
-                               (t2 - t0) / ((double)n * (frames + 5)), args[0].ms);
+                               mode == EQ_CUDA_SUM_TREE ? " (tree)" : "", agg, agg_setup, med);
+                        if (mode == EQ_CUDA_SUM_TREE)
+                            printf(", ex/tree %.3f", agg > 0 ? exact_agg / agg : 0);
+                        printf("\n");
+                        exact_agg = mode == EQ_CUDA_SUM_EXACT ? agg : exact_agg;
                         fflush(stdout);
-                    } else {
-                        fprintf(stderr, "could not open %d scorers\n", n);
                     }
-                    for (int t = 0; t < opened; t++)
-                        eq_scorer_close(&scs[t]);
                 }
             }
         }

@@ -6,7 +6,7 @@
 #
 #   tools/cuda_gpu_check.sh [steps]   steps: any of
 #       build kernels kernels-full errors parity parity-full fixtures memcheck racecheck
-#       bench bench-full bench4k threads upload mutation rates-device profile fedwalk fedbench ratios,
+#       bench bench-full bench4k threads threads-tree upload mutation rates-device profile fedwalk fedbench ratios,
 #       rates-mutation (rates-device's 4K chain run with bigplace's sed: must fail),
 #       trace (nsys timeline of a 4K SSIMULACRA2 frame, exact and tree;
 #       needs nsys, which the GPU machine lacks),
@@ -16,7 +16,9 @@
 #       EXACTQUALITY_CUDA_WALK=plan; the default walk is seq), kernels-scan
 # upload: the copies of the banded upload (tools/bench_upload)
 # bench4k: 3840x2160 only, 50 frames; threads: SSIMULACRA2 at 1080p and 4K
-#   with 1, 2, 4, 8 concurrent scorers; mutation: the 79 mutants below
+#   with 1, 2, 4, 8 concurrent scorers; threads-tree: SSIM and SSIMULACRA2
+#   at 4K with 1, 2, 4 scorers, exact and tree sums (the ratio when scorers
+#   share the device); mutation: the 79 mutants below
 #   (MUTANTS="name ..": those alone), each
 #   checkkernels built with one mutated line (in 7 copies of the tree at
 #   once, each run as soon as it is built; about 4 minutes on the H200), each
@@ -95,6 +97,7 @@ for s in $steps; do
     racecheck-s2) run racecheck-s2 300 "$san" --tool racecheck "$B/tests/checkkernels/checkkernels" --quick --seed "$SEED" --only ssimulacra2 ;;
     bench4k) run bench4k 240 "$B/tools/bench_cuda" --sizes 3840x2160 --frames 50 --warmup 5 --metrics ssim,ms_ssim,ssimulacra2; cat "$OUT/bench4k.log" ;;
     threads) run threads 300 "$B/tools/bench_cuda" --sizes 1920x1080,3840x2160 --metrics ssimulacra2 --frames 100 --warmup 10 --threads 1,2,4,8; cat "$OUT/threads.log" ;;
+    threads-tree) run threads-tree 300 "$B/tools/bench_cuda" --sizes 3840x2160 --metrics ssim,ssimulacra2 --frames 100 --warmup 10 --threads 1,2,4 --tree; grep ' device ' "$OUT/threads-tree.log" ;;
     mutation)
       # each mutation must turn the ordsum harness red (rc 1):
       #  fast: the chunk-run fast path told that no chunk has a tie
