@@ -1402,6 +1402,158 @@ EQ_HD static inline int eq_ord_walk_cross(double *s, const EqOrdRun *P, const Eq
     return end;
 }
 
+/* Whether two runs are the same, field by field */
+EQ_HD static inline int eq_ord_same_run(const EqOrdRun *a, const EqOrdRun *b)
+{
+    int q;
+    for (q = 0; q < 2; q++)
+        if (a->d[q] != b->d[q] || a->lo[q] != b->lo[q] || a->hi[q] != b->hi[q])
+            return 0;
+    return 1;
+}
+
+/* Whether pieces p[0 .. np-1] are a well-formed split record of the
+ * terms x[0], x[stride], .. x[(count-1) stride]: the pieces start at the
+ * first non-zero term and at non-zero terms only, in order; a crossing
+ * piece (EQ_ORD_CROSS) is its one term, x its value, the rest of its range
+ * zero; a stretch's run is that of its non-zero terms pushed under its
+ * binade (eq_ord_push, bit for bit). The device's harness holds its split
+ * records to the same rules (tests/checkkernels/ordsum.c, split_ok),
+ * whatever way they were formed. */
+EQ_HD static inline int eq_ord_split_ok(const EqOrdPiece *p, int np, const double *x,
+                                        ptrdiff_t stride, int count)
+{
+#define EQ_T_(k) x[(ptrdiff_t)(k)*stride]
+    int k0 = 0, q, k;
+    while (k0 < count && EQ_T_(k0) == 0.0)
+        k0++;
+    if (np == 0)
+        return k0 == count;
+    if (np < 0 || p[0].start != k0)
+        return 0;
+    for (q = 0; q < np; q++) {
+        const int a = p[q].start, b = q + 1 < np ? p[q + 1].start : count;
+        if (a >= b || b > count || EQ_T_(a) == 0.0)
+            return 0;
+        if (p[q].e == EQ_ORD_CROSS) {
+            const double xa = EQ_T_(a);
+            if (eq_bits(p[q].x) != eq_bits(xa))
+                return 0;
+            for (k = a + 1; k < b; k++)
+                if (EQ_T_(k) != 0.0)
+                    return 0;
+        } else {
+            EqOrdRun want = eq_ord_empty();
+            for (k = a; k < b; k++)
+                if (EQ_T_(k) != 0.0)
+                    eq_ord_push(&want, EQ_T_(k), p[q].e);
+            if (!eq_ord_same_run(&want, &p[q].run))
+                return 0;
+        }
+    }
+    return 1;
+#undef EQ_T_
+}
+
+/*
+ * A crossing chunk's split record formed from its crossing record
+ * (eq_ord_cross_record's P and S under e0, `lanes` lanes of `per` of the
+ * terms x[0 .. n-1]) instead of from its terms' codes: the model of the
+ * device's split block that would turn a crossing record formed before
+ * its wait into the split record the walk takes (docs/cuda.md, Open work,
+ * session 45). The crossing term t is the first non-zero term whose add
+ * takes the approximate prefix out of binade e0, that prefix being
+ * `approx` (the plan's, before the chunk) plus each lane's total while it
+ * stays in e0, then the terms of the lane whose total does not, one by
+ * one. The pieces: the non-zero terms before t under e0 (P[l - 1], then
+ * lane l's terms before t), t alone (EQ_ORD_CROSS), and the terms after t
+ * under e0 + 1 (lane l's after t, then S[l]); a piece without a non-zero
+ * term is left out. Returns the pieces' count (p[0 .. np-1], as
+ * eq_ord_split_ok holds them), or -1 where this form does not fit and the
+ * chunk goes by its codes: `approx` not positive in e0; no crossing by the
+ * approximate prefix; or a zero that P or S would count as a run's first
+ * prefix (a zero before the chunk's first non-zero term when lanes before
+ * l are taken whole, or lane l + 1's first term when S[l] starts the last
+ * piece). Advice only, as every record: where t is not where the exact
+ * sum crosses, a piece's check fails in the walk.
+ */
+EQ_HD static inline int eq_ord_split_from_cross(const double *x, int n, int lanes, int per,
+                                                const EqOrdRun *P, const EqOrdRun *S, int e0,
+                                                double approx, EqOrdPiece *p)
+{
+    double cur = approx;
+    int l, a = 0, b = 0, t = -1, k0 = 0, k1, i, np = 0;
+    if (!(approx > 0.0) || eq_ord_binade(approx) != e0)
+        return -1;
+    for (l = 0; l < lanes; l++) {
+        double tot = 0.0;
+        a = l * per < n ? l * per : n;
+        b = (l + 1) * per < n ? (l + 1) * per : n;
+        for (i = a; i < b; i++)
+            tot += x[i];
+        if (eq_ord_binade(cur + tot) != e0)
+            break;
+        cur += tot;
+    }
+    for (i = a; l < lanes && i < b; i++) {
+        if (x[i] != 0.0 && eq_ord_binade(cur + x[i]) != e0) {
+            t = i;
+            break;
+        }
+        cur += x[i];
+    }
+    if (t < 0)
+        return -1;
+    while (k0 < t && x[k0] == 0.0)
+        k0++;
+    if (k0 < t) {
+        EqOrdRun r = eq_ord_empty();
+        if (k0 < a) {
+            /* lanes 0 .. l - 1 hold a non-zero term: taken whole, from P */
+            if (k0 > 0)
+                return -1;
+            r = P[l - 1];
+        } else {
+            a = k0;
+        }
+        for (i = a; i < t; i++)
+            eq_ord_push(&r, x[i], e0);
+        p[np].run = r;
+        p[np].x = x[k0];
+        p[np].e = e0;
+        p[np].start = k0;
+        np++;
+    }
+    p[np].run = eq_ord_empty();
+    p[np].x = x[t];
+    p[np].e = EQ_ORD_CROSS;
+    p[np].start = t;
+    np++;
+    k1 = t + 1;
+    while (k1 < n && x[k1] == 0.0)
+        k1++;
+    if (k1 < n) {
+        EqOrdRun r = eq_ord_empty();
+        if (k1 >= b) {
+            /* lane l has no non-zero term after t: S[l], lanes l + 1 .. */
+            if (k1 > b)
+                return -1;
+            r = S[l];
+        } else {
+            for (i = k1; i < b; i++)
+                eq_ord_push(&r, x[i], e0 + 1);
+            if (b < n)
+                r = eq_ord_compose(r, S[l]);
+        }
+        p[np].run = r;
+        p[np].x = x[k1];
+        p[np].e = e0 + 1;
+        p[np].start = k1;
+        np++;
+    }
+    return np;
+}
+
 /* A segment starts at chunk c when c is the first chunk of an aligned group
  * of chunks_per_segment chunks, when its planned binade differs from the
  * previous chunk's, or when either is planned term by term. */

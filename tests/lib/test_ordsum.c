@@ -974,6 +974,28 @@ static int same_effect(double s, const EqOrdRun *r, const EqOrdRun *q, int e)
     return pa == pb && same_bits(a, b);
 }
 
+/* A crossing chunk's n terms about `total` in all under binade e0: exact
+ * halves, zeros and small negative terms mixed in; `wild`: terms of both
+ * signs up to 1.5 2^(e0-3) instead */
+static void cross_terms(double *x, int n, int e0, double total, int wild)
+{
+    const double u = ldexp(1.0, e0 - 52);
+    int i;
+    for (i = 0; i < n; i++) {
+        const unsigned kind = (unsigned)(rnd() % 16);
+        if (wild)
+            x[i] = ldexp(rnd01() * 3.0 - 1.5, e0 - 3);
+        else if (kind == 0)
+            x[i] = u * (double)(2 * (rnd() % 64) + 1) / 2.0; /* an exact half */
+        else if (kind == 1)
+            x[i] = 0.0;
+        else if (kind == 2)
+            x[i] = -u * (double)(rnd() % 1000);
+        else
+            x[i] = total / n * (0.5 + rnd01());
+    }
+}
+
 static void cross_chunks(long rounds)
 {
     enum { LANES = 32, PER = 32 };
@@ -985,29 +1007,16 @@ static void cross_chunks(long rounds)
         const int e0 = (int)(rnd() % 81) - 40;
         const int n = rnd() % 8 ? LANES * PER : 1 + (int)(rnd() % (LANES * PER));
         const unsigned how = (unsigned)(rnd() % 8);
-        int i, got;
+        int got;
         /* the start: 2^e0 (2 - d), d small; the terms' total about
          * 2^e0 times 2d (one crossing), 2.5 (two) or d / 4 (none) */
         const double d = ldexp(1.0 + rnd01(), -(int)(rnd() % 16) - 4);
         s0 = ldexp(2.0 - d, e0);
         s0 = rnd() % 12 == 0 ? ldexp(1.0 + rnd01(), e0 + 2) : s0;
         const double total = ldexp(how == 0 ? 2.5 : how == 1 ? d / 4.0 : 2.0 * d, e0);
-        const double u = ldexp(1.0, e0 - 52);
         const int wild = rnd() % 16 == 0;
         wide += wild;
-        for (i = 0; i < n; i++) {
-            const unsigned kind = (unsigned)(rnd() % 16);
-            if (wild)
-                x[i] = ldexp(rnd01() * 3.0 - 1.5, e0 - 3);
-            else if (kind == 0)
-                x[i] = u * (double)(2 * (rnd() % 64) + 1) / 2.0; /* an exact half */
-            else if (kind == 1)
-                x[i] = 0.0;
-            else if (kind == 2)
-                x[i] = -u * (double)(rnd() % 1000);
-            else
-                x[i] = total / n * (0.5 + rnd01());
-        }
+        cross_terms(x, n, e0, total, wild);
         eq_ord_cross_record(x, n, LANES, PER, e0, P, S);
         {
             EqOrdRun Pq[LANES], Sq[LANES];
@@ -1058,6 +1067,77 @@ static void cross_chunks(long rounds)
     CHECK(regrouped > 0 && effect_differs == 0);
     CHECK(whole > rounds / 2 && handed > rounds / 20);
     CHECK(not_prefix == 0 && mixed > rounds / 2);
+}
+
+/* Split records formed from crossing records (eq_ord_split_from_cross,
+ * the model of a split block that turns its early crossing record into
+ * the walk's split record): chunks as cross_chunks makes them (no wide
+ * ones), the approximate prefix before the chunk the start itself or the
+ * start a few units off. Every record formed must be well formed
+ * (eq_ord_split_ok, as the device's harness holds split records), and its
+ * walk (eq_ord_walk_record) must give the loop's sum: over all terms, or
+ * over those before the piece whose check failed. Most chunks that cross
+ * once must take the form and walk whole; chunks with a zero first term
+ * (one in eight) must be refused where P would count it. */
+static void cross_splits(long rounds)
+{
+    enum { LANES = 32, PER = 32 };
+    long k, formed = 0, refused = 0, whole = 0, handed = 0, bad = 0, mismatches = 0;
+    long lead_zero = 0, lead_refused = 0, one_cross = 0, one_whole = 0;
+    for (k = 0; k < rounds; k++) {
+        double x[LANES * PER], s0, s, want;
+        EqOrdRun P[LANES], S[LANES];
+        EqOrdPiece p[3];
+        const int e0 = (int)(rnd() % 81) - 40;
+        const int n = rnd() % 8 ? LANES * PER : 1 + (int)(rnd() % (LANES * PER));
+        const unsigned how = (unsigned)(rnd() % 8);
+        int np, got;
+        const double d = ldexp(1.0 + rnd01(), -(int)(rnd() % 16) - 4);
+        const double total = ldexp(how == 0 ? 2.5 : how == 1 ? d / 4.0 : 2.0 * d, e0);
+        const double u = ldexp(1.0, e0 - 52);
+        s0 = ldexp(2.0 - d, e0);
+        cross_terms(x, n, e0, total, 0);
+        if (rnd() % 8 == 0)
+            x[0] = 0.0;
+        const int zero_first = x[0] == 0.0;
+        eq_ord_cross_record(x, n, LANES, PER, e0, P, S);
+        /* the plan's prefix: the start, or a few units off it */
+        const double approx = rnd() % 2 ? s0 : s0 + u * (double)((int)(rnd() % 9) - 4);
+        np = eq_ord_split_from_cross(x, n, LANES, PER, P, S, e0, approx, p);
+        lead_zero += zero_first;
+        if (np < 0) {
+            refused++;
+            lead_refused += zero_first;
+            continue;
+        }
+        formed++;
+        if (!eq_ord_split_ok(p, np, x, 1, n)) {
+            if (bad++ < 3)
+                printf("split from cross %ld: n=%d e0=%d: %d pieces, not well formed\n", k, n,
+                       e0, np);
+            CHECK(0);
+            continue;
+        }
+        s = s0;
+        got = eq_ord_walk_record(&s, p, np, -1);
+        want = eq_ordsum_loop(x, (size_t)(got < 0 ? n : got), 1, s0);
+        if (!same_bits(s, want) && mismatches++ < 3)
+            printf("split from cross %ld: n=%d e0=%d s0=%a: walk %d %a, loop %a\n", k, n, e0,
+                   s0, got, s, want);
+        CHECK(same_bits(s, want));
+        whole += got < 0;
+        handed += got >= 0;
+        one_cross += how >= 2;
+        one_whole += how >= 2 && got < 0;
+    }
+    printf("split records from crossing records: %ld chunks, %ld formed (%ld walked whole, %ld "
+           "handed on), %ld refused (%ld of %ld with a zero first term), %ld not well formed, "
+           "%ld mismatches; %ld of %ld formed for chunks made to cross once walked whole\n",
+           rounds, formed, whole, handed, refused, lead_refused, lead_zero, bad, mismatches,
+           one_whole, one_cross);
+    CHECK(bad == 0 && mismatches == 0);
+    CHECK(formed > rounds / 2 && handed > 0 && one_whole > one_cross * 3 / 4);
+    CHECK(lead_refused > 0);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1506,5 +1586,6 @@ int main(void)
     short_records(200000);
     chain_walks(100000);
     cross_chunks(20000);
+    cross_splits(20000);
     return eqtest_done();
 }
