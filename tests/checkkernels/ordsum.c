@@ -209,45 +209,17 @@ static int same_run(const EqOrdRun *a, const EqOrdRun *b)
 }
 
 /* A split record (lib/cuda/cuda.h) against its chunk's `count` terms
- * x[first * stride] ...: the pieces, in order, start at the first non-zero
- * term and at non-zero terms only; a crossing piece is its one term (the
- * rest of its range zero); a stretch's run is the run of its non-zero
- * terms under its binade, composed on the host. Returns 1 when it holds. */
+ * x[first * stride] ...: a piece count in range, and the pieces well
+ * formed (eq_ord_split_ok: they start at the first non-zero term and at
+ * non-zero terms only; a crossing piece is its one term, the rest of its
+ * range zero; a stretch's run is the run of its non-zero terms under its
+ * binade, composed on the host). Returns 1 when it holds. */
 static int split_ok(const EqCudaSplit *r, const double *x, ptrdiff_t stride, size_t first,
                     int count)
 {
-#define T(k) x[(first + (size_t)(k)) * (size_t)stride]
-    int k0 = 0;
-    while (k0 < count && T(k0) == 0.0)
-        k0++;
     if (r->np < 0 || r->np > EQ_CUDA_SPLIT_MAX)
         return 0;
-    if (r->np == 0)
-        return k0 == count;
-    if (r->p[0].start != k0)
-        return 0;
-    for (int p = 0; p < r->np; p++) {
-        const int a = r->p[p].start, b = p + 1 < r->np ? r->p[p + 1].start : count;
-        if (a >= b || b > count || T(a) == 0.0)
-            return 0;
-        if (r->p[p].e == EQ_CUDA_SPLIT_CROSS) {
-            const double xa = T(a);
-            if (memcmp(&r->p[p].x, &xa, sizeof(double)))
-                return 0;
-            for (int k = a + 1; k < b; k++)
-                if (T(k) != 0.0)
-                    return 0;
-        } else {
-            EqOrdRun want = eq_ord_empty();
-            for (int k = a; k < b; k++)
-                if (T(k) != 0.0)
-                    eq_ord_push(&want, T(k), r->p[p].e);
-            if (!same_run(&want, &r->p[p].run))
-                return 0;
-        }
-    }
-    return 1;
-#undef T
+    return eq_ord_split_ok(r->p, r->np, x + first * (size_t)stride, stride, count);
 }
 
 /* The partial results of a launch of n chunks for eq_cuda_stage_ordsum:
