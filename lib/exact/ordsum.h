@@ -1402,7 +1402,8 @@ EQ_HD static inline int eq_ord_walk_cross(double *s, const EqOrdRun *P, const Eq
     return end;
 }
 
-/* Whether two runs are the same, field by field */
+/* Whether two runs are the same, field by field (the harnesses compare
+ * the device's runs with the host's by it) */
 EQ_HD static inline int eq_ord_same_run(const EqOrdRun *a, const EqOrdRun *b)
 {
     int q;

@@ -203,11 +203,6 @@ static void fill(double *x, size_t n, int kind, uint64_t *rng)
     }
 }
 
-static int same_run(const EqOrdRun *a, const EqOrdRun *b)
-{
-    return !memcmp(a, b, sizeof(*a));
-}
-
 /* A split record (lib/cuda/cuda.h) against its chunk's `count` terms
  * x[first * stride] ...: a piece count in range, and the pieces well
  * formed (eq_ord_split_ok: they start at the first non-zero term and at
@@ -265,7 +260,7 @@ static int cross_rec_ok(const EqCudaCross *r, const EqCudaSumCase *sc, size_t fi
     }
     eq_ord_cross_record(v, count, EQ_ORD_CROSS_LANES, EQ_ORD_CROSS_LANES, r->e0, P, S);
     for (int l = 0; l < EQ_ORD_CROSS_LANES; l++)
-        if (!same_run(&P[l], &r->P[l]) || !same_run(&S[l], &r->S[l]))
+        if (!eq_ord_same_run(&P[l], &r->P[l]) || !eq_ord_same_run(&S[l], &r->S[l]))
             return 0;
     return 1;
 }
@@ -540,7 +535,7 @@ static void ordsum_small_and_lie(CkContext *ck, int kind, const EqCudaSumCase *c
             int bad = 0;
             for (size_t c = 0; c < nch; c++)
                 bad += seg_len[c] != part[0].seg_len[c0 + c] ||
-                       (seg_len[c] > 0 && !same_run(&seg[c], &part[0].seg[c0 + c]));
+                       (seg_len[c] > 0 && !eq_ord_same_run(&seg[c], &part[0].seg[c0 + c]));
             snprintf(what, sizeof(what), "kind %d n %zu: segment runs, small launch (%d differ)",
                      kind, n, bad);
             const int zero = 0;
@@ -562,9 +557,9 @@ static void ordsum_small_and_lie(CkContext *ck, int kind, const EqCudaSumCase *c
             for (size_t c = 0; c < nch; c++) {
                 const EqCudaSplit *sp = &part[3].split[c0 + c];
                 const int cnt = n - c * 1024 < 1024 ? (int)(n - c * 1024) : 1024;
-                bad += !same_run(&runs[c], &part[3].runs[c0 + c]);
+                bad += !eq_ord_same_run(&runs[c], &part[3].runs[c0 + c]);
                 bad += seg_len[c] != part[3].seg_len[c0 + c] ||
-                       (seg_len[c] > 0 && !same_run(&seg[c], &part[3].seg[c0 + c]));
+                       (seg_len[c] > 0 && !eq_ord_same_run(&seg[c], &part[3].seg[c0 + c]));
                 if (sp->np >= 0) {
                     bad += fplan[c] != EQ_ORD_NONE ||
                            !split_ok(sp, sc[k].x, sc[k].stride, c * 1024, cnt);
@@ -582,7 +577,7 @@ static void ordsum_small_and_lie(CkContext *ck, int kind, const EqCudaSumCase *c
                 bad = 0;
                 for (size_t c = 0; c < nch; c++)
                     bad += seg_len[c] != part[r].seg_len[c0 + c] ||
-                           (seg_len[c] > 0 && !same_run(&seg[c], &part[r].seg[c0 + c]));
+                           (seg_len[c] > 0 && !eq_ord_same_run(&seg[c], &part[r].seg[c0 + c]));
                 snprintf(what, sizeof(what), "kind %d n %zu: segments, fused, walk %s (%d differ)",
                          kind, n, r == 5 ? "after the kernel" : "fed at each chunk's end", bad);
                 ck_same(ck, what, &bad, &zero, sizeof(int));
@@ -668,7 +663,7 @@ static void ck_ordsum_compose(CkContext *ck, uint64_t *rng)
                 const EqOrdPiece *h = &want[(size_t)b * room + k];
                 bad += g->e != h->e ||
                        (h->e == EQ_ORD_CROSS ? memcmp(&g->x, &h->x, sizeof(double)) != 0
-                                             : memcmp(&g->run, &h->run, sizeof(EqOrdRun)) != 0);
+                                             : !eq_ord_same_run(&g->run, &h->run));
             }
             const int zero = 0;
             snprintf(what, sizeof(what),
@@ -712,8 +707,8 @@ static void ck_groups_runs(const double *t, size_t n, const int *plan, const EqO
         eq_ordsum_chunk_runs(t, n, 1, lay, plan, hr, lanes);
         eq_ordsum_segment_runs(hr, plan, nch, lay, hs, hl, scr);
         for (size_t c = 0; c < nch; c++) {
-            *bad += !same_run(&hr[c], &runs[c]) || hl[c] != seg_len[c] ||
-                    (hl[c] > 0 && !same_run(&hs[c], &seg[c]));
+            *bad += !eq_ord_same_run(&hr[c], &runs[c]) || hl[c] != seg_len[c] ||
+                    (hl[c] > 0 && !eq_ord_same_run(&hs[c], &seg[c]));
             *planned += plan[c] != EQ_ORD_NONE;
             const size_t first = c * ct, count = n - first < ct ? n - first : ct;
             *halves += plan[c] != EQ_ORD_NONE &&
@@ -1080,9 +1075,10 @@ void ck_ordsum(CkContext *ck)
                 int bad_runs = 0, bad_seg = 0;
                 for (size_t c = 0; c < nch; c++)
                     for (int r = 0; r < 3; r++) {
-                        bad_runs += !same_run(&runs[c], &part[r].runs[c0 + c]);
-                        bad_seg += seg_len[c] != part[r].seg_len[c0 + c] ||
-                                   (seg_len[c] > 0 && !same_run(&seg[c], &part[r].seg[c0 + c]));
+                        bad_runs += !eq_ord_same_run(&runs[c], &part[r].runs[c0 + c]);
+                        bad_seg +=
+                            seg_len[c] != part[r].seg_len[c0 + c] ||
+                            (seg_len[c] > 0 && !eq_ord_same_run(&seg[c], &part[r].seg[c0 + c]));
                     }
                 snprintf(what, sizeof(what), "kind %d n %zu: chunk runs (%d differ)", kind, n,
                          bad_runs);
