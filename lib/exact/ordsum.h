@@ -1301,6 +1301,13 @@ EQ_HD static inline int eq_ord_compose_chain(EqOrdPiece *p, int n)
  * lib/cuda/cuda.h): a chunk's 1024 terms as 32 lanes of 32. */
 #define EQ_ORD_CROSS_LANES 32
 
+/* Where lane l of a crossing record's lanes of `per` of n terms starts
+ * (lane l + 1's start is where it ends): l per, or n past the terms */
+EQ_HD static inline int eq_ord_lane_at(int l, int per, int n)
+{
+    return l * per < n ? l * per : n;
+}
+
 /* The binade e0 from which a chunk's sums cross exactly one binade, by its
  * plan's approximate prefixes (`before`, the prefix before the chunk, and
  * cs, its approximate sum: before + cs after it): a positive normal
@@ -1330,7 +1337,7 @@ EQ_HD static inline void eq_ord_cross_record(const double *x, int n, int lanes, 
 {
     int l, o;
     for (l = 0; l < lanes; l++) {
-        const int a = l * per < n ? l * per : n, b = (l + 1) * per < n ? (l + 1) * per : n;
+        const int a = eq_ord_lane_at(l, per, n), b = eq_ord_lane_at(l + 1, per, n);
         P[l] = eq_ord_run_terms(x + a, b - a, 1, e0);
         S[l] = eq_ord_run_terms(x + a, b - a, 1, e0 + 1);
     }
@@ -1488,8 +1495,8 @@ EQ_HD static inline int eq_ord_split_from_cross(const double *x, int n, int lane
         return -1;
     for (l = 0; l < lanes; l++) {
         double tot = 0.0;
-        a = l * per < n ? l * per : n;
-        b = (l + 1) * per < n ? (l + 1) * per : n;
+        a = eq_ord_lane_at(l, per, n);
+        b = eq_ord_lane_at(l + 1, per, n);
         for (i = a; i < b; i++)
             tot += x[i];
         if (eq_ord_binade(cur + tot) != e0)

@@ -954,14 +954,13 @@ static void cross_record_seq(const double *x, int n, int lanes, int per, int e0,
 {
     int l;
     for (l = 0; l < lanes; l++) {
-        const int a = l * per < n ? l * per : n, b = (l + 1) * per < n ? (l + 1) * per : n;
+        const int a = eq_ord_lane_at(l, per, n), b = eq_ord_lane_at(l + 1, per, n);
         const EqOrdRun r = eq_ord_run_terms(x + a, b - a, 1, e0);
         P[l] = l ? eq_ord_compose(P[l - 1], r) : r;
     }
     S[lanes - 1] = eq_ord_empty();
     for (l = lanes - 2; l >= 0; l--) {
-        const int a = (l + 1) * per < n ? (l + 1) * per : n;
-        const int b = (l + 2) * per < n ? (l + 2) * per : n;
+        const int a = eq_ord_lane_at(l + 1, per, n), b = eq_ord_lane_at(l + 2, per, n);
         S[l] = eq_ord_compose(eq_ord_run_terms(x + a, b - a, 1, e0 + 1), S[l + 1]);
     }
 }
