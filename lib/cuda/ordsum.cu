@@ -2360,12 +2360,12 @@ struct BigChainShared {
  * Thread i takes steps 2i and 2i + 1 (EQC_BIG_STEPS is twice the block:
  * one round, no stretch carried from a round before), a segmented block
  * scan composes the threads' pairs in order, and each stretch's last step
- * takes its stretch's composition. Composition is associative and a composed run's
- * lowest and highest prefixes are those of its runs one after another, so
- * its check passes exactly where each of theirs would, with the same sum
- * (walk_groups composes whole groups so); a sum inside a stretch lies in
- * its binade, so it is finite. Returns the steps left. Every thread calls
- * it. */
+ * takes its stretch's composition. Composition is associative and a
+ * composed run's lowest and highest prefixes are those of its runs one
+ * after another, so its check passes exactly where each of theirs would,
+ * with the same sum (walk_groups composes whole groups so); a sum inside a
+ * stretch lies in its binade, so it is finite. Returns the steps left.
+ * Every thread calls it. */
 static __device__ int compose_steps(EqOrdPiece *prog, EqcExactShared *ex, int steps)
 {
     static_assert(EQC_BIG_STEPS == 2 * EQC_ORD_LANES, "two steps a thread");
