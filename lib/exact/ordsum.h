@@ -1465,54 +1465,55 @@ EQ_HD static inline int eq_ord_split_ok(const EqOrdPiece *p, int np, const doubl
 
 /*
  * A crossing chunk's split record formed from its crossing record
- * (eq_ord_cross_record's P and S under e0, `lanes` lanes of `per` of the
- * terms x[0 .. n-1]) instead of from its terms' codes: the model of the
- * device's split block that would turn a crossing record formed before
- * its wait into the split record the walk takes (docs/cuda.md, Open work,
- * session 45). The crossing term t is the first non-zero term whose add
- * takes the approximate prefix out of binade e0, that prefix being
- * `approx` (the plan's, before the chunk) plus each lane's total while it
- * stays in e0, then the terms of the lane whose total does not, one by
- * one. The pieces: the non-zero terms before t under e0 (P[l - 1], then
- * lane l's terms before t), t alone (EQ_ORD_CROSS), and the terms after t
- * under e0 + 1 (lane l's after t, then S[l]); a piece without a non-zero
- * term is left out. Returns the pieces' count (p[0 .. np-1], as
- * eq_ord_split_ok holds them), or -1 where this form does not fit and the
- * chunk goes by its codes: `approx` not positive in e0; no crossing by the
- * approximate prefix; or a zero that P or S would count as a run's first
- * prefix (a zero before the chunk's first non-zero term when lanes before
- * l are taken whole, or lane l + 1's first term when S[l] starts the last
- * piece). Advice only, as every record: where t is not where the exact
+ * (eq_ord_cross_record's P and S under e0, `lanes` lanes of `per` of n
+ * terms, term i at x[(i / per) rs + i % per]: rs = per, the terms in order;
+ * the device's staged rows, rs = RUNS_ROW) instead of from its terms' codes.
+ * It is the form a split block of the device's fused kernel can take after
+ * its wait, from P and S formed before it (docs/cuda.md, Open work, session
+ * 45), on either side. The crossing term t is the first
+ * non-zero term whose add takes the approximate prefix out of binade e0,
+ * that prefix being `approx` (the plan's, before the chunk) plus each lane's
+ * total tot[l] (its terms added in order from +0.0: the caller's, a thread a
+ * lane on the device) while it stays in e0, then the terms of the lane whose
+ * total does not, one by one. The pieces: the non-zero terms before t under
+ * e0 (P[l - 1], then lane l's terms before t), t alone (EQ_ORD_CROSS), and
+ * the terms after t under e0 + 1 (lane l's after t, then S[l]); a piece
+ * without a non-zero term is left out. Returns the pieces' count (p[0 ..
+ * np-1], as eq_ord_split_ok holds them), or -1 where this form does not fit
+ * and the chunk goes by its codes: `approx` not positive in e0; no crossing
+ * by the approximate prefix; or a zero that P or S would count as a run's
+ * first prefix (a zero before the chunk's first non-zero term when lanes
+ * before l are taken whole, or lane l + 1's first term when S[l] starts the
+ * last piece). Advice only, as every record: where t is not where the exact
  * sum crosses, a piece's check fails in the walk.
  */
-EQ_HD static inline int eq_ord_split_from_cross(const double *x, int n, int lanes, int per,
-                                                const EqOrdRun *P, const EqOrdRun *S, int e0,
-                                                double approx, EqOrdPiece *p)
+EQ_HD static inline int eq_ord_split_from_cross_at(const double *x, int rs, int n, int lanes,
+                                                   int per, const double *tot,
+                                                   const EqOrdRun *P, const EqOrdRun *S, int e0,
+                                                   double approx, EqOrdPiece *p)
 {
+#define EQ_X_(i) x[((i) / per) * rs + (i) % per]
     double cur = approx;
     int l, a = 0, b = 0, t = -1, k0 = 0, k1, i, np = 0;
     if (!(approx > 0.0) || eq_ord_binade(approx) != e0)
         return -1;
     for (l = 0; l < lanes; l++) {
-        double tot = 0.0;
         a = eq_ord_lane_at(l, per, n);
         b = eq_ord_lane_at(l + 1, per, n);
-        for (i = a; i < b; i++)
-            tot += x[i];
-        if (eq_ord_binade(cur + tot) != e0)
+        if (eq_ord_binade(cur + tot[l]) != e0)
             break;
-        cur += tot;
+        cur += tot[l];
     }
     for (i = a; l < lanes && i < b; i++) {
-        if (x[i] != 0.0 && eq_ord_binade(cur + x[i]) != e0) {
+        if (EQ_X_(i) != 0.0 && eq_ord_binade(cur + EQ_X_(i)) != e0) {
             t = i;
             break;
         }
-        cur += x[i];
+        cur += EQ_X_(i);
     }
     if (t < 0)
         return -1;
-    while (k0 < t && x[k0] == 0.0)
+    while (k0 < t && EQ_X_(k0) == 0.0)
         k0++;
     if (k0 < t) {
         EqOrdRun r = eq_ord_empty();
@@ -1525,20 +1526,20 @@ EQ_HD static inline int eq_ord_split_from_cross(const double *x, int n, int lane
             a = k0;
         }
         for (i = a; i < t; i++)
-            eq_ord_push(&r, x[i], e0);
+            eq_ord_push(&r, EQ_X_(i), e0);
         p[np].run = r;
-        p[np].x = x[k0];
+        p[np].x = EQ_X_(k0);
         p[np].e = e0;
         p[np].start = k0;
         np++;
     }
     p[np].run = eq_ord_empty();
-    p[np].x = x[t];
+    p[np].x = EQ_X_(t);
     p[np].e = EQ_ORD_CROSS;
     p[np].start = t;
     np++;
     k1 = t + 1;
-    while (k1 < n && x[k1] == 0.0)
+    while (k1 < n && EQ_X_(k1) == 0.0)
         k1++;
     if (k1 < n) {
         EqOrdRun r = eq_ord_empty();
@@ -1549,17 +1550,37 @@ EQ_HD static inline int eq_ord_split_from_cross(const double *x, int n, int lane
             r = S[l];
         } else {
             for (i = k1; i < b; i++)
-                eq_ord_push(&r, x[i], e0 + 1);
+                eq_ord_push(&r, EQ_X_(i), e0 + 1);
             if (b < n)
                 r = eq_ord_compose(r, S[l]);
         }
         p[np].run = r;
-        p[np].x = x[k1];
+        p[np].x = EQ_X_(k1);
         p[np].e = e0 + 1;
         p[np].start = k1;
         np++;
     }
     return np;
+#undef EQ_X_
+}
+
+/* eq_ord_split_from_cross_at with the terms in order (rs = per) and each
+ * lane's total formed here, its terms added from +0.0 in order */
+EQ_HD static inline int eq_ord_split_from_cross(const double *x, int n, int lanes, int per,
+                                                const EqOrdRun *P, const EqOrdRun *S, int e0,
+                                                double approx, EqOrdPiece *p)
+{
+    double tot[EQ_ORD_CROSS_LANES];
+    int l, i;
+    if (lanes > EQ_ORD_CROSS_LANES)
+        return -1;
+    for (l = 0; l < lanes; l++) {
+        const int a = eq_ord_lane_at(l, per, n), b = eq_ord_lane_at(l + 1, per, n);
+        tot[l] = 0.0;
+        for (i = a; i < b; i++)
+            tot[l] += x[i];
+    }
+    return eq_ord_split_from_cross_at(x, per, n, lanes, per, tot, P, S, e0, approx, p);
 }
 
 /* A segment starts at chunk c when c is the first chunk of an aligned group
