@@ -1409,6 +1409,14 @@ EQ_HD static inline int eq_ord_walk_cross(double *s, const EqOrdRun *P, const Eq
     return end;
 }
 
+/* Whether neither parity of r is poisoned: its prefixes within
+ * +-EQ_ORD_CAP (the empty run is) */
+EQ_HD static inline int eq_ord_run_capped(const EqOrdRun *r)
+{
+    return r->lo[0] >= -EQ_ORD_CAP && r->hi[0] <= EQ_ORD_CAP && r->lo[1] >= -EQ_ORD_CAP &&
+           r->hi[1] <= EQ_ORD_CAP;
+}
+
 /* Whether two runs are the same, field by field (the harnesses compare
  * the device's runs with the host's by it) */
 EQ_HD static inline int eq_ord_same_run(const EqOrdRun *a, const EqOrdRun *b)
@@ -1463,29 +1471,68 @@ EQ_HD static inline int eq_ord_split_ok(const EqOrdPiece *p, int np, const doubl
 #undef EQ_T_
 }
 
+/* Whether every grouping of the run r's terms composes to r exactly:
+ * for each parity its prefixes, with the empty one (0), span at most
+ * EQ_ORD_CAP units, so that no part of it can be poisoned (a part's
+ * prefixes are differences of the whole's); a poisoned r (or one with a
+ * poisoned term) fails, the empty run passes. Where it passes, r is the
+ * run of its terms pushed one by one, however a warp composed it. */
+EQ_HD static inline int eq_ord_run_spread_ok(const EqOrdRun *r)
+{
+    int p;
+    for (p = 0; p < 2; p++) {
+        const int64_t lo = r->lo[p] < 0 ? r->lo[p] : 0, hi = r->hi[p] > 0 ? r->hi[p] : 0;
+        if (hi - lo > EQ_ORD_CAP)
+            return 0;
+    }
+    return 1;
+}
+
+/* An inclusive scan of v[0 .. n-1] in doubles as a warp's shuffles do it
+ * (Hillis-Steele: at step o = 1, 2, 4, .., v[j] + v[j - o] for j >= o,
+ * the element's own value first), in place */
+EQ_HD static inline void eq_ord_warp_scan_sum(double *v, int n)
+{
+    int o, j;
+    for (o = 1; o < n; o *= 2)
+        for (j = n - 1; j >= o; j--)
+            v[j] = v[j] + v[j - o];
+}
+
 /*
  * A crossing chunk's split record formed from its crossing record
  * (eq_ord_cross_record's P and S under e0, `lanes` lanes of `per` of n
  * terms, term i at x[(i / per) rs + i % per]: rs = per, the terms in order;
- * the device's staged rows, rs = RUNS_ROW) instead of from its terms' codes.
- * It is the form a split block of the device's fused kernel can take after
- * its wait, from P and S formed before it (docs/cuda.md, Open work, session
- * 45), on either side. The crossing term t is the first
- * non-zero term whose add takes the approximate prefix out of binade e0,
- * that prefix being `approx` (the plan's, before the chunk) plus each lane's
- * total tot[l] (its terms added in order from +0.0: the caller's, a thread a
- * lane on the device) while it stays in e0, then the terms of the lane whose
- * total does not, one by one. The pieces: the non-zero terms before t under
- * e0 (P[l - 1], then lane l's terms before t), t alone (EQ_ORD_CROSS), and
- * the terms after t under e0 + 1 (lane l's after t, then S[l]); a piece
- * without a non-zero term is left out. Returns the pieces' count (p[0 ..
- * np-1], as eq_ord_split_ok holds them), or -1 where this form does not fit
- * and the chunk goes by its codes: `approx` not positive in e0; no crossing
- * by the approximate prefix; or a zero that P or S would count as a run's
- * first prefix (a zero before the chunk's first non-zero term when lanes
- * before l are taken whole, or lane l + 1's first term when S[l] starts the
- * last piece). Advice only, as every record: where t is not where the exact
- * sum crosses, a piece's check fails in the walk.
+ * the device's staged rows, rs = RUNS_ROW) instead of from its terms'
+ * codes: the record a split block of the fused kernel forms after its wait
+ * from P and S formed before it (EQ_CUDA_CROSSREC_ENV "split": cross_split
+ * in lib/cuda/ordsum.cu, a warp, held to this model bit for bit by the
+ * harness). At most 32 lanes of at most 32 terms.
+ *
+ * The crossing term t, by approximate prefixes formed as a warp forms them
+ * (eq_ord_warp_scan_sum): the lanes' totals tot[l] (each lane's terms added
+ * in order from +0.0: the caller's) scanned; lane l is the first whose
+ * approx + scan leaves binade e0; its terms scanned from the prefix before
+ * it, base = approx + the scan before lane l; t is lane l's first non-zero
+ * term whose base + scan is outside e0.
+ *
+ * The pieces: the non-zero terms before t under e0 (P[l - 1] where lanes
+ * before l hold one, composed with lane l's before t), t alone
+ * (EQ_ORD_CROSS), and the terms after t under e0 + 1 (lane l's after t,
+ * composed with S[l]; or S[l] alone); a piece without a non-zero term is
+ * left out. Lane l's two parts are the runs of its non-zero terms, which a
+ * warp composes in its own grouping: each must pass eq_ord_run_spread_ok
+ * (then it is the same in every grouping), and P[l - 1] and S[l], where
+ * taken, must not be poisoned (then they are their terms' runs exactly);
+ * so the pieces are those of the terms pushed one by one (eq_ord_split_ok).
+ *
+ * Returns the pieces' count (p[0 .. np-1]), or -1 where this form does not
+ * fit and the chunk goes by its codes: `approx` not positive in e0; no
+ * crossing by the approximate prefix; a zero that P or S would count as a
+ * run's first prefix (a zero first term where lanes before l hold a
+ * non-zero one, or lane l + 1's first term where S[l] alone starts the last
+ * piece); a part too wide or poisoned. Advice only, as every record: where
+ * t is not where the exact sum crosses, a piece's check fails in the walk.
  */
 EQ_HD static inline int eq_ord_split_from_cross_at(const double *x, int rs, int n, int lanes,
                                                    int per, const double *tot,
@@ -1493,41 +1540,58 @@ EQ_HD static inline int eq_ord_split_from_cross_at(const double *x, int rs, int 
                                                    double approx, EqOrdPiece *p)
 {
 #define EQ_X_(i) x[((i) / per) * rs + (i) % per]
-    double cur = approx;
-    int l, a = 0, b = 0, t = -1, k0 = 0, k1, i, np = 0;
-    if (!(approx > 0.0) || eq_ord_binade(approx) != e0)
+    double inc[EQ_ORD_CROSS_LANES], c[EQ_ORD_CROSS_LANES], base;
+    EqOrdRun r1 = eq_ord_empty(), r3 = eq_ord_empty();
+    int l, a, b, t = -1, k0 = -1, k1 = -1, i, np = 0, nz_before = 0, nz_after = 0;
+    if (!(approx > 0.0) || eq_ord_binade(approx) != e0 || lanes > EQ_ORD_CROSS_LANES ||
+        per > EQ_ORD_CROSS_LANES)
         return -1;
-    for (l = 0; l < lanes; l++) {
-        a = eq_ord_lane_at(l, per, n);
-        b = eq_ord_lane_at(l + 1, per, n);
-        if (eq_ord_binade(cur + tot[l]) != e0)
+    for (l = 0; l < lanes; l++)
+        inc[l] = tot[l];
+    eq_ord_warp_scan_sum(inc, lanes);
+    for (l = 0; l < lanes; l++)
+        if (eq_ord_binade(approx + inc[l]) != e0)
             break;
-        cur += tot[l];
-    }
-    for (i = a; l < lanes && i < b; i++) {
-        if (EQ_X_(i) != 0.0 && eq_ord_binade(cur + EQ_X_(i)) != e0) {
+    if (l == lanes)
+        return -1;
+    a = eq_ord_lane_at(l, per, n);
+    b = eq_ord_lane_at(l + 1, per, n);
+    base = approx + (l ? inc[l - 1] : 0.0);
+    for (i = 0; i < per; i++)
+        c[i] = a + i < b ? EQ_X_(a + i) : 0.0;
+    eq_ord_warp_scan_sum(c, per);
+    for (i = a; i < b && t < 0; i++)
+        if (EQ_X_(i) != 0.0 && eq_ord_binade(base + c[i - a]) != e0)
             t = i;
-            break;
-        }
-        cur += EQ_X_(i);
-    }
     if (t < 0)
         return -1;
-    while (k0 < t && EQ_X_(k0) == 0.0)
-        k0++;
-    if (k0 < t) {
-        EqOrdRun r = eq_ord_empty();
-        if (k0 < a) {
-            /* lanes 0 .. l - 1 hold a non-zero term: taken whole, from P */
-            if (k0 > 0)
-                return -1;
-            r = P[l - 1];
+    for (i = 0; i < a && !nz_before; i++)
+        nz_before = EQ_X_(i) != 0.0;
+    for (i = b; i < n && !nz_after; i++)
+        nz_after = EQ_X_(i) != 0.0;
+    for (i = a; i < b; i++) {
+        if (EQ_X_(i) == 0.0 || i == t)
+            continue;
+        if (i < t) {
+            k0 = k0 < 0 ? i : k0;
+            eq_ord_push(&r1, EQ_X_(i), e0);
         } else {
-            a = k0;
+            k1 = k1 < 0 ? i : k1;
+            eq_ord_push(&r3, EQ_X_(i), e0 + 1);
         }
-        for (i = a; i < t; i++)
-            eq_ord_push(&r, EQ_X_(i), e0);
-        p[np].run = r;
+    }
+    if (!eq_ord_run_spread_ok(&r1) || !eq_ord_run_spread_ok(&r3))
+        return -1;
+    if (nz_before) {
+        /* lanes 0 .. l - 1 hold a non-zero term: taken whole, from P,
+         * which starts at the chunk's first term */
+        if (EQ_X_(0) == 0.0 || !eq_ord_run_capped(&P[l - 1]))
+            return -1;
+        r1 = eq_ord_compose(P[l - 1], r1);
+        k0 = 0;
+    }
+    if (k0 >= 0) {
+        p[np].run = r1;
         p[np].x = EQ_X_(k0);
         p[np].e = e0;
         p[np].start = k0;
@@ -1538,23 +1602,20 @@ EQ_HD static inline int eq_ord_split_from_cross_at(const double *x, int rs, int 
     p[np].e = EQ_ORD_CROSS;
     p[np].start = t;
     np++;
-    k1 = t + 1;
-    while (k1 < n && EQ_X_(k1) == 0.0)
-        k1++;
-    if (k1 < n) {
-        EqOrdRun r = eq_ord_empty();
-        if (k1 >= b) {
-            /* lane l has no non-zero term after t: S[l], lanes l + 1 .. */
-            if (k1 > b)
-                return -1;
-            r = S[l];
-        } else {
-            for (i = k1; i < b; i++)
-                eq_ord_push(&r, EQ_X_(i), e0 + 1);
-            if (b < n)
-                r = eq_ord_compose(r, S[l]);
-        }
-        p[np].run = r;
+    if (k1 < 0 && nz_after) {
+        /* lane l has no non-zero term after t: S[l] alone, lanes l + 1 ..,
+         * which starts at lane l + 1's first term */
+        if (EQ_X_(b) == 0.0 || !eq_ord_run_capped(&S[l]))
+            return -1;
+        r3 = S[l];
+        k1 = b;
+    } else if (k1 >= 0 && b < n) {
+        if (!eq_ord_run_capped(&S[l]))
+            return -1;
+        r3 = eq_ord_compose(r3, S[l]);
+    }
+    if (k1 >= 0) {
+        p[np].run = r3;
         p[np].x = EQ_X_(k1);
         p[np].e = e0 + 1;
         p[np].start = k1;

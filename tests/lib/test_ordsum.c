@@ -1068,11 +1068,46 @@ static void cross_chunks(long rounds)
     CHECK(not_prefix == 0 && mixed > rounds / 2);
 }
 
+/* eq_ord_run_spread_ok: lanes of 32 terms (some zero, of both signs, up to
+ * 2^(e - 3) .. 2^e, so that a lane's prefixes span about EQ_ORD_CAP units)
+ * composed as a warp does (an inclusive scan of one-term runs by
+ * eq_ord_compose, the empty run for a zero) against the terms pushed one by
+ * one: wherever the pushed run passes, the scan's total is that run, bit
+ * for bit; some scans differ (a part poisoned), and none of those passes. */
+static void spread_lanes(long rounds)
+{
+    long k, passed = 0, differ = 0, differ_passed = 0;
+    for (k = 0; k < rounds; k++) {
+        const int e = (int)(rnd() % 81) - 40, w = 3 - (int)(rnd() % 4);
+        EqOrdRun seq = eq_ord_empty(), v[32];
+        int j, o;
+        for (j = 0; j < 32; j++) {
+            const double x = rnd() % 8 == 0 ? 0.0 : ldexp(rnd01() * 3.0 - 1.5, e - w);
+            v[j] = x == 0.0 ? eq_ord_empty() : eq_ord_term(x, e);
+            if (x != 0.0)
+                eq_ord_push(&seq, x, e);
+        }
+        for (o = 1; o < 32; o *= 2)
+            for (j = 31; j >= o; j--)
+                v[j] = eq_ord_compose(v[j - o], v[j]);
+        const int ok = eq_ord_run_spread_ok(&seq), same = eq_ord_same_run(&seq, &v[31]);
+        passed += ok;
+        differ += !same;
+        differ_passed += !same && ok;
+    }
+    printf("spread: %ld lanes, %ld pass eq_ord_run_spread_ok, %ld composed otherwise than "
+           "pushed (%ld of them passing)\n",
+           rounds, passed, differ, differ_passed);
+    CHECK(differ_passed == 0 && differ > 0 && passed > rounds / 4 && passed < rounds);
+}
+
 /* Split records formed from crossing records (eq_ord_split_from_cross,
  * the model of a split block that turns its early crossing record into
- * the walk's split record): chunks as cross_chunks makes them (no wide
- * ones), the approximate prefix before the chunk the start itself or the
- * start a few units off. Every record formed must be well formed
+ * the walk's split record): chunks as cross_chunks makes them, one in
+ * sixteen with wide terms of both signs (their lanes' runs composed in a
+ * tree may poison where the terms pushed one by one do not: such a record
+ * is refused), the approximate prefix before the chunk the start itself
+ * or the start a few units off. Every record formed must be well formed
  * (eq_ord_split_ok, as the device's harness holds split records), and its
  * walk (eq_ord_walk_record) must give the loop's sum: over all terms, or
  * over those before the piece whose check failed. Most chunks that cross
@@ -1086,6 +1121,7 @@ static void cross_splits(long rounds)
     enum { LANES = 32, PER = 32 };
     long k, formed = 0, refused = 0, whole = 0, handed = 0, bad = 0, mismatches = 0;
     long lead_zero = 0, lead_refused = 0, one_cross = 0, one_whole = 0, strided = 0;
+    long wide = 0, wide_refused = 0;
     for (k = 0; k < rounds; k++) {
         double x[LANES * PER], s0, s, want;
         EqOrdRun P[LANES], S[LANES];
@@ -1098,7 +1134,8 @@ static void cross_splits(long rounds)
         const double total = ldexp(how == 0 ? 2.5 : how == 1 ? d / 4.0 : 2.0 * d, e0);
         const double u = ldexp(1.0, e0 - 52);
         s0 = ldexp(2.0 - d, e0);
-        cross_terms(x, n, e0, total, 0);
+        const int wild = rnd() % 16 == 0;
+        cross_terms(x, n, e0, total, wild);
         if (rnd() % 8 == 0)
             x[0] = 0.0;
         const int zero_first = x[0] == 0.0;
@@ -1130,9 +1167,11 @@ static void cross_splits(long rounds)
             CHECK(nq == np && (np <= 0 || !memcmp(p, q, (size_t)np * sizeof(EqOrdPiece))));
         }
         lead_zero += zero_first;
+        wide += wild;
         if (np < 0) {
             refused++;
             lead_refused += zero_first;
+            wide_refused += wild;
             continue;
         }
         formed++;
@@ -1158,9 +1197,9 @@ static void cross_splits(long rounds)
     printf("split records from crossing records: %ld chunks, %ld formed (%ld walked whole, %ld "
            "handed on), %ld refused (%ld of %ld with a zero first term), %ld not well formed, "
            "%ld mismatches; %ld of %ld formed for chunks made to cross once walked whole; %ld "
-           "differ in rows\n",
+           "differ in rows; %ld of %ld with wide terms refused\n",
            rounds, formed, whole, handed, refused, lead_refused, lead_zero, bad, mismatches,
-           one_whole, one_cross, strided);
+           one_whole, one_cross, strided, wide_refused, wide);
     CHECK(bad == 0 && mismatches == 0 && strided == 0);
     CHECK(formed > rounds / 2 && handed > 0 && one_whole > one_cross * 3 / 4);
     CHECK(lead_refused > 0);
@@ -1612,6 +1651,7 @@ int main(void)
     short_records(200000);
     chain_walks(100000);
     cross_chunks(20000);
+    spread_lanes(20000);
     cross_splits(20000);
     return eqtest_done();
 }
