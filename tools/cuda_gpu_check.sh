@@ -18,7 +18,7 @@
 # bench4k: 3840x2160 only, 50 frames; threads: SSIMULACRA2 at 1080p and 4K
 #   with 1, 2, 4, 8 concurrent scorers; threads-tree: SSIM and SSIMULACRA2
 #   at 4K with 1, 2, 4 scorers, exact and tree sums (the ratio when scorers
-#   share the device); mutation: the 79 mutants below
+#   share the device); mutation: the 84 mutants below
 #   (MUTANTS="name ..": those alone), each
 #   checkkernels built with one mutated line (in 7 copies of the tree at
 #   once, each run as soon as it is built; about 4 minutes on the H200), each
@@ -300,6 +300,17 @@ for s in $steps; do
       mut crosskeep 's/            keep_e0\[g\] = e0;/            keep_e0[g] = EQ_ORD_NONE;/'
       mut crossscan 's/                    r = eq_ord_compose(y, r);/                    r = eq_ord_compose(r, y);/'
       mut crosschain 's/            ok \&= end < 0 \&\& eq_exp_field(y) != 0x7ff;/            ok \&= eq_exp_field(y) != 0x7ff;/'
+      # split records formed from crossing records' runs (EQ_CUDA_CROSSREC_ENV
+      # "split", session 46): a lane's total without its last term; the form
+      # taken whatever binade the runs were formed under; the plan's prefix
+      # after the chunk given as the one before it; the record's last piece
+      # not copied to the pool; the crossing lane's part after the crossing
+      # composed in the wrong order
+      mut xstot 's/            tot += rp\[k\];/            tot += k < nt - 1 ? rp[k] : 0.0;/'
+      mut xsearly 's/        const bool early = e0 != EQ_ORD_NONE \&\& e0 == early_e0;/        const bool early = e0 != EQ_ORD_NONE \&\& early_e0 != EQ_ORD_NONE;/'
+      mut xsapprox 's/cross_split(stage, count, e0, own_prefix, g,/cross_split(stage, count, e0, own_prefix + cs, g,/'
+      mut xscopy 's/^            for (int q = 0; q < np; q++)$/            for (int q = 0; q < np - 1; q++)/'
+      mut xsscan 's/            r3 = eq_ord_compose(y3, r3);/            r3 = eq_ord_compose(r3, y3);/'
       # the tie-free run's arithmetic (lib/exact/ordsum.h, eq_ord_run_scaled1),
       # red in the ordsum stage: one of its four interleaved totals left out,
       # no lane flagged for a negative term, no exact half flagged. No lane

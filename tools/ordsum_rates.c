@@ -1811,7 +1811,8 @@ int main(int argc, char **argv)
     const char *slash = strrchr(label, '/');
     if (slash)
         label = slash + 1;
-    model_cross = eq_cuda_crossrec_form(getenv(EQ_CUDA_CROSSREC_ENV));
+    /* "split" is not modelled here: the device runs without it */
+    model_cross = eq_cuda_crossrec_form(getenv(EQ_CUDA_CROSSREC_ENV)) == 1;
     if (device) {
 #ifdef EQ_RATES_CUDA
         char why[256];

@@ -137,6 +137,7 @@ struct EqcSumScratch {
     int *counters;      /* split records made, applied, failed; chunks formed again;
                            sums walked as one chain by the large walk */
     long long total;
+    int ncounters; /* 12 for a fused launch (EqcSumTable's), else 5 */
 };
 
 /* A device buffer that grows on demand (never shrinks while open). */
@@ -228,7 +229,7 @@ struct EqCuda {
     int big_chain_smem;   /* its dynamic shared memory allowed (cudaFuncSetAttribute) */
     int twins;            /* kept plan: a sum and its quartic at once (EQ_CUDA_TWINS_ENV) */
     int last_big_chain;   /* the last launch's large walk took the chain first */
-    int cross_rec;        /* crossing records (EQ_CUDA_CROSSREC_ENV) */
+    int cross_rec;        /* crossing records (EQ_CUDA_CROSSREC_ENV): 1 "on", 2 "split" */
     int cross_smem;       /* the dynamic shared memory the small walk's crossing
                              forms were allowed (cudaFuncSetAttribute), 0: not yet */
     int fed_walk;         /* the small walk waits for its chunks' flags, not for the

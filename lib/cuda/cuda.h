@@ -197,13 +197,19 @@ static inline int eq_cuda_walkchain_form(const char *v)
  * walk applies the longest prefix that passes its check, the next lane's
  * terms by the loop's own adds (the crossing is among them) and the
  * suffix after it, checked (eq_ord_walk_cross, lib/exact/ordsum.h).
- * Off by default ("off"): on an H100 (session 28) it made SSIM 4K slower
- * (exact / tree 1.31 against 1.21 interleaved, with the fed walk and the
- * chain). The same bits each way. */
+ * "split": such a chunk gets a split record as ever, but where the e0 of
+ * the launch before is this frame's, the fused kernel forms it from the
+ * runs and the lanes' totals formed before its wait
+ * (eq_ord_split_from_cross_at, lib/exact/ordsum.h), not from its terms'
+ * codes after the wait (split_chunk); the walk sees split records only.
+ * Off by default ("off"): on an H100 (session 28) "on" made SSIM 4K
+ * slower (exact / tree 1.31 against 1.21 interleaved, with the fed walk
+ * and the chain). The same bits each way. Returns 1 for "on", 2 for
+ * "split", else 0. */
 #define EQ_CUDA_CROSSREC_ENV "EXACTQUALITY_CUDA_CROSSREC"
 static inline int eq_cuda_crossrec_form(const char *v)
 {
-    return v && !strcmp(v, "on");
+    return !v ? 0 : !strcmp(v, "on") ? 1 : !strcmp(v, "split") ? 2 : 0;
 }
 /* The small walk (launches whose sums have at most 256 chunks) copies the
  * first words of its split records to shared memory while it forms its
@@ -321,7 +327,8 @@ int eq_cuda_stage_s2_blur_terms(EqCuda *cuda, const float *x1, const float *x2, 
  * step by step, whatever the environment says */
 #define EQ_CUDA_STAGE_SUM_CHAIN 4096
 /* crossing records (EQ_CUDA_CROSSREC_ENV "on") in a fused launch walked by
- * the small walk; without it, none, whatever the environment says */
+ * the small walk; without it (or _CROSS_SPLIT), none, whatever the
+ * environment says */
 #define EQ_CUDA_STAGE_SUM_CROSS 8192
 /* the large walk as one chain (EQ_CUDA_BIGCHAIN_ENV "on"); without it,
  * group by group, whatever the environment says */
@@ -336,6 +343,9 @@ int eq_cuda_stage_s2_blur_terms(EqCuda *cuda, const float *x1, const float *x2, 
 #define EQ_CUDA_STAGE_SUM_SLOT(k) (((k) & 7) << 16)
 /* the slot that EQ_CUDA_STAGE_SUM_SLOT put in `flags` */
 #define EQ_CUDA_STAGE_SUM_SLOT_OF(flags) (((flags) >> 16) & 7)
+/* split records formed from crossing records' runs (EQ_CUDA_CROSSREC_ENV
+ * "split") in a fused launch walked by the small walk */
+#define EQ_CUDA_STAGE_SUM_CROSS_SPLIT (1 << 19)
 typedef struct EqCudaSumCase {
     const double *x;
     size_t n;
@@ -416,7 +426,11 @@ typedef struct EqCudaSumPartials {
     EqCudaCross *cross;
     double *approx;
     /* crossing records the walk used, of those the ones formed before the
-     * fused kernel's wait, applied whole, handed to the fallback part way */
+     * fused kernel's wait, applied whole, handed to the fallback part way;
+     * with EQ_CUDA_STAGE_SUM_CROSS_SPLIT, cross_made counts the chunks
+     * whose runs formed before the wait were under this launch's binade,
+     * cross_early those of them that took the form (a split record from
+     * them, in the pool if it had room) */
     int cross_made, cross_early, cross_applied, cross_failed;
     int plan_reused;   /* 1: the launch took the plan of the launch before */
     int formed_again;  /* chunks whose runs were formed again (plan reused) */

@@ -1201,40 +1201,50 @@ static __device__ __forceinline__ EqOrdRun cross_lane_run(const double *mine, in
     return eq_ord_run_terms(mine, nt, 1, e);
 }
 
-/* The crossing record (EqCudaCross, EQ_CUDA_CROSSREC_ENV) of a chunk of
- * count terms staged in `stage` (row l: lane l's terms), under binade e0,
- * by a block of SPLIT_NT threads, every one of which calls it (no barrier:
- * the caller's fence and barrier publish it): warp 0 the prefixes (lane
- * l's run under e0, an inclusive scan of the runs in lane order), warp 1
- * the suffixes (under e0 + 1, a scan from the last lane, shifted by one:
- * S[l] holds lanes l + 1 ..), the other warps the terms: the runs of
- * eq_ord_cross_record, which composes them in this grouping (a part's
- * poison depends on it) for the harness to compare bit for bit. */
+/* A crossing record's runs (EqCudaCross, EQ_CUDA_CROSSREC_ENV) of a chunk
+ * of count terms staged in `stage` (row l: lane l's terms), under binade
+ * e0, by warps 0 and 1 of a block: warp 0 the prefixes P (lane l's run
+ * under e0, an inclusive scan of the runs in lane order), warp 1 the
+ * suffixes S (under e0 + 1, a scan from the last lane, shifted by one:
+ * S[l] holds lanes l + 1 ..): the runs of eq_ord_cross_record, which
+ * composes them in this grouping (a part's poison depends on it) for the
+ * harness to compare bit for bit. */
+static __device__ __forceinline__ void cross_runs(const double *stage, int count, int e0,
+                                                  EqOrdRun *P, EqOrdRun *S)
+{
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    static_assert(EQ_ORD_CROSS_LANES == 32 && EQ_CUDA_CROSS_TERMS == EQC_ORD_CHUNK,
+                  "a lane a row of the staged chunk");
+    const int nt = min(max(count - lane * 32, 0), 32);
+    EqOrdRun r = cross_lane_run(stage + lane * RUNS_ROW, nt, e0 + warp);
+    if (warp == 0) {
+        for (int o = 1; o < 32; o *= 2) {
+            const EqOrdRun y = eqc_shfl_up(r, o);
+            if (lane >= o)
+                r = eq_ord_compose(y, r);
+        }
+        P[lane] = r;
+    } else {
+        for (int o = 1; o < 32; o *= 2) {
+            const EqOrdRun y = eqc_shfl_down(r, o);
+            if (lane + o < 32)
+                r = eq_ord_compose(r, y);
+        }
+        const EqOrdRun after = eqc_shfl_down(r, 1);
+        S[lane] = lane < 31 ? after : eq_ord_empty();
+    }
+}
+
+/* The crossing record of such a chunk under e0, by a block of SPLIT_NT
+ * threads, every one of which calls it (no barrier: the caller's fence and
+ * barrier publish it): its runs (cross_runs) by warps 0 and 1, its terms
+ * by the others. */
 static __device__ __forceinline__ void cross_form(const double *stage, int count, int e0,
                                                   EqCudaCross *rec)
 {
-    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-    static_assert(EQ_ORD_CROSS_LANES == 32 && EQ_CUDA_CROSS_TERMS == EQC_ORD_CHUNK,
-                  "a lane a row of the staged chunk");
-    if (warp < 2) {
-        const int nt = min(max(count - lane * 32, 0), 32);
-        EqOrdRun r = cross_lane_run(stage + lane * RUNS_ROW, nt, e0 + warp);
-        if (warp == 0) {
-            for (int o = 1; o < 32; o *= 2) {
-                const EqOrdRun y = eqc_shfl_up(r, o);
-                if (lane >= o)
-                    r = eq_ord_compose(y, r);
-            }
-            rec->P[lane] = r;
-        } else {
-            for (int o = 1; o < 32; o *= 2) {
-                const EqOrdRun y = eqc_shfl_down(r, o);
-                if (lane + o < 32)
-                    r = eq_ord_compose(r, y);
-            }
-            const EqOrdRun after = eqc_shfl_down(r, 1);
-            rec->S[lane] = lane < 31 ? after : eq_ord_empty();
-        }
+    const int tid = threadIdx.x;
+    if (tid < 64) {
+        cross_runs(stage, count, e0, rec->P, rec->S);
         if (tid == 0) {
             rec->e0 = e0;
             rec->count = count;
@@ -1243,6 +1253,163 @@ static __device__ __forceinline__ void cross_form(const double *stage, int count
         for (int i = tid - 64; i < count; i += SPLIT_NT - 64)
             rec->x[i] = stage[staged_at(i)];
     }
+}
+
+/* EQ_CUDA_CROSSREC_ENV "split": a crossing chunk's runs under the binade
+ * e0 its launch slot kept (formed before the fused kernel's wait), its
+ * lanes' totals and which lanes hold a non-zero term, and the split record
+ * formed from them after the wait where this launch's e0 is the same
+ * (cross_split). */
+struct CrossSplitShared {
+    EqOrdRun P[32], S[32];
+    double tot[32];
+    unsigned nz_rows;
+    int formed; /* 1: the chunk took the form (its slot, or -1, in split_idx) */
+};
+template <int CROSS> struct CrossShared {
+};
+template <> struct CrossShared<2> : CrossSplitShared {
+};
+
+/* Before the wait, by a block of SPLIT_NT threads, every one of which
+ * calls it (the barriers before the wait's end publish it): the runs
+ * (cross_runs) by warps 0 and 1; by warp 2 each lane's total (its terms
+ * added in order from +0.0, as eq_ord_split_from_cross forms them) and
+ * whether it holds a non-zero term. */
+static __device__ __forceinline__ void cross_split_runs(const double *stage, int count, int e0,
+                                                        CrossSplitShared *xs)
+{
+    const int tid = threadIdx.x, lane = tid & 31;
+    if (tid < 64) {
+        cross_runs(stage, count, e0, xs->P, xs->S);
+    } else if (tid < 96) {
+        const int nt = min(max(count - lane * 32, 0), 32);
+        const double *rp = stage + lane * RUNS_ROW;
+        double tot = 0.0;
+        bool nz = false;
+        for (int k = 0; k < nt; k++) {
+            tot += rp[k];
+            nz |= rp[k] != 0.0;
+        }
+        xs->tot[lane] = tot;
+        const unsigned m = __ballot_sync(0xffffffffu, nz);
+        if (lane == 0)
+            xs->nz_rows = m;
+    }
+}
+
+/* An inclusive scan of v over the warp in doubles: eq_ord_warp_scan_sum's
+ * steps (lane j adds lane j - o's value to its own) */
+static __device__ __forceinline__ double warp_scan_sum(double v, int lane)
+{
+    for (int o = 1; o < 32; o *= 2) {
+        const double y = __shfl_up_sync(0xffffffffu, v, o);
+        if (lane >= o)
+            v += y;
+    }
+    return v;
+}
+
+/*
+ * After the wait, by one warp: the split record of a chunk whose plan's
+ * prefixes cross binade e0, the one its runs were formed under before the
+ * wait, as eq_ord_split_from_cross_at forms it from the approximate
+ * prefix `approx` before the chunk (the plan's), bit for bit: the crossing
+ * lane by a scan of the lanes' totals, the crossing term by a scan of that
+ * lane's terms (a lane a term), the lane's parts before and after it as an
+ * inclusive scan of one-term runs (the empty run for the others), held to
+ * eq_ord_run_spread_ok, then composed with P and S by lane 31. Where the
+ * form fits, a slot of the pool (as split_chunk takes one: -1 where the
+ * pool is full or absent) holds it, split_idx[g] names it, and its run is
+ * poisoned (!store_run: stored already); xs->formed says whether it fit
+ * (if not, the block goes on to split_chunk).
+ */
+static __device__ __forceinline__ void cross_split(const double *stage, int count, int e0,
+                                                   double approx, long long g, EqOrdRun *runs,
+                                                   int *split_idx, EqCudaSplit *pool,
+                                                   int pool_cap, int *counters,
+                                                   CrossSplitShared *xs, bool store_run)
+{
+    const int lane = threadIdx.x & 31;
+    const double inc = warp_scan_sum(xs->tot[lane], lane);
+    const unsigned out = __ballot_sync(0xffffffffu, eq_ord_binade(approx + inc) != e0);
+    if (!(approx > 0.0) || eq_ord_binade(approx) != e0 || !out) {
+        if (lane == 31)
+            xs->formed = 0;
+        return;
+    }
+    const int l = __ffs(out) - 1, a = l * 32, nt = min(max(count - a, 0), 32);
+    const double before = __shfl_sync(0xffffffffu, inc, l > 0 ? l - 1 : 0);
+    const double base = approx + (l ? before : 0.0);
+    const double x = lane < nt ? stage[l * RUNS_ROW + lane] : 0.0;
+    const double c = warp_scan_sum(x, lane);
+    const unsigned cross =
+        __ballot_sync(0xffffffffu, x != 0.0 && eq_ord_binade(base + c) != e0);
+    if (!cross) {
+        if (lane == 31)
+            xs->formed = 0;
+        return;
+    }
+    const int tt = __ffs(cross) - 1;
+    const unsigned nz = __ballot_sync(0xffffffffu, x != 0.0);
+    EqOrdRun r1 = x != 0.0 && lane < tt ? eq_ord_term(x, e0) : eq_ord_empty();
+    EqOrdRun r3 = x != 0.0 && lane > tt ? eq_ord_term(x, e0 + 1) : eq_ord_empty();
+    for (int o = 1; o < 32; o *= 2) {
+        const EqOrdRun y1 = eqc_shfl_up(r1, o), y3 = eqc_shfl_up(r3, o);
+        if (lane >= o) {
+            r1 = eq_ord_compose(y1, r1);
+            r3 = eq_ord_compose(y3, r3);
+        }
+    }
+    if (lane != 31)
+        return;
+    /* lane 31: the scans' totals, the pieces (eq_ord_split_from_cross_at's
+     * rules) */
+    const unsigned before_t = nz & ((1u << tt) - 1), after_t = nz & ~((2u << tt) - 1);
+    const bool nz_before = (xs->nz_rows & ((1u << l) - 1)) != 0;
+    const bool nz_after = l < 31 && (xs->nz_rows >> (l + 1)) != 0;
+    const int b = a + nt;
+    EqCudaSplitPiece pc[3];
+    int np = 0, ok = eq_ord_run_spread_ok(&r1) && eq_ord_run_spread_ok(&r3);
+    int k0 = before_t ? a + __ffs(before_t) - 1 : -1,
+        k1 = after_t ? a + __ffs(after_t) - 1 : -1;
+    if (ok && nz_before) {
+        ok = stage[0] != 0.0 && eq_ord_run_capped(&xs->P[l - 1]);
+        r1 = eq_ord_compose(xs->P[l - 1], r1);
+        k0 = 0;
+    }
+    if (ok && k1 < 0 && nz_after) {
+        ok = stage[staged_at(b)] != 0.0 && eq_ord_run_capped(&xs->S[l]);
+        r3 = xs->S[l];
+        k1 = b;
+    } else if (ok && k1 >= 0 && b < count) {
+        ok = eq_ord_run_capped(&xs->S[l]);
+        r3 = eq_ord_compose(r3, xs->S[l]);
+    }
+    xs->formed = ok;
+    if (!ok)
+        return;
+    if (k0 >= 0)
+        pc[np++] = EqCudaSplitPiece{r1, stage[staged_at(k0)], e0, k0};
+    pc[np++] = EqCudaSplitPiece{eq_ord_empty(), stage[staged_at(a + tt)], EQ_ORD_CROSS, a + tt};
+    if (k1 >= 0)
+        pc[np++] = EqCudaSplitPiece{r3, stage[staged_at(k1)], e0 + 1, k1};
+    atomicAdd(&counters[EQC_CNT_CROSS_EARLY], 1);
+    int slot = -1;
+    if (pool_cap > 0) {
+        slot = atomicAdd(&counters[0], 1);
+        if (slot >= pool_cap) {
+            slot = -1;
+        } else {
+            EqCudaSplit *const to = pool + slot;
+            to->np = np;
+            for (int q = 0; q < np; q++)
+                to->p[q] = pc[q];
+        }
+    }
+    if (store_run)
+        runs[g] = eq_ord_poison();
+    split_idx[g] = slot;
 }
 
 /* A chunk planned term by term, staged in `stage` for a block of SPLIT_NT
@@ -1606,6 +1773,7 @@ ord_small_chunks_kernel(const EqcSumTable *t, int *counters, double *chunk_sum,
     __shared__ double wtot[SPLIT_NT / 32];
     __shared__ double before[SPLIT_NT]; /* wait_warp: the chunk sums before c */
     __shared__ SplitShared sh;
+    __shared__ CrossShared<CROSS> xs;
     __shared__ long long ticket;
     __shared__ double own, own_prefix;
     __shared__ int own_nz, own_plan;
@@ -1660,12 +1828,16 @@ ord_small_chunks_kernel(const EqcSumTable *t, int *counters, double *chunk_sum,
      * now, before the wait, under the binade keep_e0[g] that this launch's
      * slot kept from its launch before (the same sums a frame before;
      * advice, any value: only a normal binade is taken); kept below where
-     * this launch's plan names the same */
+     * this launch's plan names the same. CROSS 2 ("split"): its runs and
+     * its lanes' totals only, in shared memory, for its split record */
     int early_e0 = EQ_ORD_NONE;
     if (CROSS && count > 0 && own_nz && !(c == 0 && prewalk)) {
         const int k = keep_e0[g];
         if (k >= EQ_ORD_EMIN && k < EQ_ORD_EMAX) {
-            cross_form(stage, count, k, cross + g);
+            if constexpr (CROSS == 2)
+                cross_split_runs(stage, count, k, &xs);
+            else
+                cross_form(stage, count, k, cross + g);
             early_e0 = k;
         }
     }
@@ -1726,8 +1898,27 @@ ord_small_chunks_kernel(const EqcSumTable *t, int *counters, double *chunk_sum,
      * record: the one formed before the wait where its binade is this
      * plan's, else one formed now; the binade kept for the slot's next
      * launch (EQ_ORD_NONE: none) */
-    bool crossed = false;
-    if (CROSS) {
+    bool crossed = false, xsplit = false;
+    if constexpr (CROSS == 2) {
+        /* "split": where this plan's binade is the one the runs were
+         * formed under before the wait, the split record formed from them
+         * (cross_split), else as ever (split_chunk below); the binade
+         * kept for the slot's next launch */
+        const int e0 = e == EQ_ORD_NONE ? eq_ord_cross_binade(own_prefix, cs) : EQ_ORD_NONE;
+        const bool early = e0 != EQ_ORD_NONE && e0 == early_e0;
+        if (tid == 0) {
+            keep_e0[g] = e0;
+            if (early)
+                atomicAdd(&counters[EQC_CNT_CROSS], 1);
+        }
+        if (early) {
+            if (warp == 0)
+                cross_split(stage, count, e0, own_prefix, g, runs, split_idx, pool, pool_cap,
+                            counters, &xs, run_left);
+            __syncthreads();
+            xsplit = xs.formed;
+        }
+    } else if constexpr (CROSS == 1) {
         const int e0 = e == EQ_ORD_NONE ? eq_ord_cross_binade(own_prefix, cs) : EQ_ORD_NONE;
         crossed = e0 != EQ_ORD_NONE && count > 0 && own_nz && !(c == 0 && prewalk);
         if (crossed && e0 != early_e0)
@@ -1758,7 +1949,7 @@ ord_small_chunks_kernel(const EqcSumTable *t, int *counters, double *chunk_sum,
             split_idx[g] = EQC_SPLIT_PREWALKED;
         }
     } else if (e == EQ_ORD_NONE) {
-        if (!crossed)
+        if (!crossed && !xsplit)
             split_by_block(stage, own_prefix, own_nz, g, runs, split_idx, pool, pool_cap,
                            counters, &sh, run_left);
     } else if (warp == 0) {
@@ -3264,9 +3455,11 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
     const int tree = cuda->sum_mode == EQ_CUDA_SUM_TREE;
     const int fused = !tree && !cuda->walk_none_plan &&
                       eq_cuda_fused_launch(most_chunks, total, cuda->fused);
-    /* crossing records (EQ_CUDA_CROSSREC_ENV): a fused launch with split
-     * records, one a chunk after the buffer's arrays */
-    const int cross = fused && cuda->cross_rec && !cuda->walk_no_split;
+    /* crossing records (EQ_CUDA_CROSSREC_ENV "on"): a fused launch with
+     * split records, one a chunk after the buffer's arrays; "split" (2):
+     * split records formed from their runs, in the fused kernel only */
+    const int cross = fused && cuda->cross_rec == 1 && !cuda->walk_no_split;
+    const int xsplit = fused && cuda->cross_rec == 2 && !cuda->walk_no_split;
     const size_t arrays = EQC_READY_BYTES + (size_t)pool_cap * sizeof(EqCudaSplit) +
                           (size_t)total * (2 * sizeof(double) + 3 * sizeof(int) +
                                            2 * sizeof(EqOrdRun) + 1) +
@@ -3321,9 +3514,9 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
         unsigned char *gzero = zero + total;
         EqCudaCross *xpool =
             cross ? (EqCudaCross *)((uint8_t *)cuda->scratch[scratch].ptr + cross_at) : NULL;
-        cuda->last_sums = (EqcSumScratch){ chunk_sum, plan,     runs,  seg,
-                                           seg_len,   split_idx, pool, xpool,
-                                           approx,    counters,  total };
+        cuda->last_sums =
+            (EqcSumScratch){chunk_sum, plan,  runs,   seg,      seg_len, split_idx,
+                            pool,      xpool, approx, counters, total,   5};
 
         EQC_CHECK(cuda, EQC_SITE_COPY,
                   cudaMemcpyAsync(dt, ht, sizeof(*ht), cudaMemcpyHostToDevice, stream));
@@ -3347,6 +3540,7 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
              * counters are the table's, cleared by the copy above */
             counters = dt->counters;
             cuda->last_sums.counters = counters;
+            cuda->last_sums.ncounters = 12;
             cuda->sum_epoch = cuda->sum_epoch + 1 ? cuda->sum_epoch + 1 : 1;
             if (cuda->fused_late) {
                 /* the buffer's arrays (all written by the launch before
@@ -3361,12 +3555,15 @@ int eqc_sums_launch_in(EqCuda *cuda, const EqcSumDesc *descs, int nsums, double 
                           cudaMemsetAsync(chunk_sum, 0xff, (size_t)total * sizeof(double),
                                           stream));
             }
-            static decltype(&ord_small_chunks_kernel<0, 0>) const fks[3][2] = {
-                { ord_small_chunks_kernel<0, 0>, ord_small_chunks_kernel<0, 1> },
-                { ord_small_chunks_kernel<1, 0>, ord_small_chunks_kernel<1, 1> },
-                { ord_small_chunks_kernel<2, 0>, ord_small_chunks_kernel<2, 1> },
+            static decltype(&ord_small_chunks_kernel<0, 0>) const fks[3][3] = {
+                {ord_small_chunks_kernel<0, 0>, ord_small_chunks_kernel<0, 1>,
+                 ord_small_chunks_kernel<0, 2>},
+                {ord_small_chunks_kernel<1, 0>, ord_small_chunks_kernel<1, 1>,
+                 ord_small_chunks_kernel<1, 2>},
+                {ord_small_chunks_kernel<2, 0>, ord_small_chunks_kernel<2, 1>,
+                 ord_small_chunks_kernel<2, 2>},
             };
-            fks[fed][cross]<<<(unsigned)total, SPLIT_NT, 0, stream>>>(
+            fks[fed][xsplit ? 2 : cross]<<<(unsigned)total, SPLIT_NT, 0, stream>>>(
                 dt, counters, chunk_sum, zero, plan, approx, runs, split_idx, pool, cap, ready,
                 cuda->sum_epoch, cuda->runs_no_fast, cuda->fused_late, first_sum,
                 cuda->prewalk && !cuda->walk_no_split, cuda->early_walk, cuda->fused_wait_warp,
@@ -3547,7 +3744,9 @@ extern "C" int eq_cuda_stage_ordsum(EqCuda *cuda, const EqCudaSumCase *cases, in
     big_chain_mode = cuda->big_chain;
     cuda->big_chain = !!(flags & EQ_CUDA_STAGE_SUM_BIGCHAIN);
     cross_mode = cuda->cross_rec;
-    cuda->cross_rec = !!(flags & EQ_CUDA_STAGE_SUM_CROSS);
+    cuda->cross_rec = flags & EQ_CUDA_STAGE_SUM_CROSS         ? 1
+                      : flags & EQ_CUDA_STAGE_SUM_CROSS_SPLIT ? 2
+                                                              : 0;
     cuda->fed_walk = flags & EQ_CUDA_STAGE_SUM_FED       ? 2
                      : flags & EQ_CUDA_STAGE_SUM_FED_END ? 1
                                                          : 0;
@@ -3606,7 +3805,7 @@ extern "C" int eq_cuda_stage_ordsum(EqCuda *cuda, const EqCudaSumCase *cases, in
         int cnt[12] = { 0 };
         if (cuda->sum_mode == EQ_CUDA_SUM_EXACT) {
             EQC_CHECK(cuda, EQC_SITE_COPY,
-                      cudaMemcpy(cnt, p->counters, (p->cross ? 12 : 5) * sizeof(int),
+                      cudaMemcpy(cnt, p->counters, (size_t)p->ncounters * sizeof(int),
                                  cudaMemcpyDeviceToHost));
         }
         partials->split_made = cnt[0];

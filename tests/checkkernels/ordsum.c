@@ -265,9 +265,71 @@ static int cross_rec_ok(const EqCudaCross *r, const EqCudaSumCase *sc, size_t fi
     return 1;
 }
 
+/* twice[k]: the sums sc[0 .. ns-1] with every term doubled (exactly), in
+ * memory of their own (cases_free) */
+static void cases_twice(const EqCudaSumCase *sc, int ns, EqCudaSumCase *twice)
+{
+    for (int k = 0; k < ns; k++) {
+        double *y = malloc((sc[k].n ? sc[k].n : 1) * sizeof(double));
+        for (size_t i = 0; i < sc[k].n; i++)
+            y[i] = 2.0 * sc[k].x[i * (size_t)sc[k].stride];
+        twice[k] = (EqCudaSumCase){y, sc[k].n, 1, sc[k].kind};
+    }
+}
+
+static void cases_free(EqCudaSumCase *c, int n)
+{
+    for (int k = 0; k < n; k++)
+        free((double *)c[k].x);
+}
+
+/* Whether a sum's first chunk is prewalked: unless EQ_CUDA_PREWALK_ENV is
+ * "off" */
+static int prewalk_on(void)
+{
+    const char *pw = getenv(EQ_CUDA_PREWALK_ENV);
+    return !(pw && !strcmp(pw, "off"));
+}
+
+/* Launches r = 0 .. nr-1 of the sums sc[0 .. ns-1] (twice, the same
+ * doubled, for r == twice_r) with flags[r], into sums[r] and part[r]
+ * (made by the caller); each sum against the loop */
+static void launches_vs_loop(CkContext *ck, int kind, const char *label,
+                             const EqCudaSumCase *sc, const EqCudaSumCase *twice, int ns,
+                             int nr, const int *flags, int twice_r, const char *const *what_r,
+                             double (*sums)[16], EqCudaSumPartials *part)
+{
+    char what[200];
+    for (int r = 0; r < nr; r++) {
+        const int err = eq_cuda_stage_ordsum(ck->cuda, r == twice_r ? twice : sc, ns, flags[r],
+                                             sums[r], &part[r]);
+        if (err < 0) {
+            snprintf(what, sizeof(what), "eq_cuda_stage_ordsum (%s)", label);
+            ck_error(ck, what, err);
+        }
+    }
+    for (int k = 0; k < ns; k++) {
+        const double want = eq_ordsum_loop(sc[k].x, sc[k].n, sc[k].stride, 0.0);
+        const double want2 = eq_ordsum_loop(twice[k].x, twice[k].n, 1, 0.0);
+        for (int r = 0; r < nr; r++) {
+            snprintf(what, sizeof(what), "kind %d n %zu: sum, %s, %s", kind, sc[k].n, label,
+                     what_r[r]);
+            ck_same(ck, what, &sums[r][k], r == twice_r ? &want2 : &want, sizeof(double));
+        }
+    }
+}
+
 /* Crossing records' tallies over the kinds (ordsum_cross). */
 typedef struct CrossTally {
     long made, early, checked, applied, lie_failed, redone;
+    /* split records formed from crossing records' runs (ordsum_cross_split):
+     * chunks whose runs were formed before the wait under their binade,
+     * records formed from them (each the host's), refused (split_chunk's
+     * instead), counted by the launch; the rows the crossing term fell in
+     * (bits), crossings at a row's first and last term */
+    long xs_early, xs_formed, xs_refused, xs_counted_early, xs_counted_formed;
+    unsigned xs_rows;
+    long xs_row_first, xs_row_last;
 } CrossTally;
 
 /* The small launch of one kind (sc[0 .. ns-1], schunks chunks) with
@@ -312,33 +374,14 @@ static void ordsum_cross(CkContext *ck, int kind, const EqCudaSumCase *sc, int n
     double sums[NR][16];
     char what[160];
     const int zero = 0;
-    /* a sum's first chunk is prewalked, unless EQ_CUDA_PREWALK_ENV is "off" */
-    const char *pw = getenv(EQ_CUDA_PREWALK_ENV);
-    const int prewalk = !(pw && !strcmp(pw, "off"));
+    const int prewalk = prewalk_on();
     if (ns == 0)
         return;
-    for (int k = 0; k < ns; k++) {
-        double *y = malloc((sc[k].n ? sc[k].n : 1) * sizeof(double));
-        for (size_t i = 0; i < sc[k].n; i++)
-            y[i] = 2.0 * sc[k].x[i * (size_t)sc[k].stride];
-        twice[k] = (EqCudaSumCase){ y, sc[k].n, 1, sc[k].kind };
-    }
-    for (int r = 0; r < NR; r++) {
+    cases_twice(sc, ns, twice);
+    for (int r = 0; r < NR; r++)
         part[r] = partials_new(schunks + 1, 0, r < 2 || r == 4);
-        const int err = eq_cuda_stage_ordsum(ck->cuda, r == 4 ? twice : sc, ns, flags[r],
-                                             sums[r], &part[r]);
-        if (err < 0)
-            ck_error(ck, "eq_cuda_stage_ordsum (crossing records)", err);
-    }
-    for (int k = 0; k < ns; k++) {
-        const double want = eq_ordsum_loop(sc[k].x, sc[k].n, sc[k].stride, 0.0);
-        const double want2 = eq_ordsum_loop(twice[k].x, twice[k].n, 1, 0.0);
-        for (int r = 0; r < NR; r++) {
-            snprintf(what, sizeof(what), "kind %d n %zu: sum, crossing records, %s", kind,
-                     sc[k].n, what_r[r]);
-            ck_same(ck, what, &sums[r][k], r == 4 ? &want2 : &want, sizeof(double));
-        }
-    }
+    launches_vs_loop(ck, kind, "crossing records", sc, twice, ns, NR, flags, 4, what_r, sums,
+                     part);
     for (int ri = 0; ri < 3; ri++) {
         const int r = checked_r[ri];
         const EqCudaSumCase *rc = r == 4 ? twice : sc;
@@ -418,8 +461,133 @@ static void ordsum_cross(CkContext *ck, int kind, const EqCudaSumCase *sc, int n
     ct->lie_failed += part[2].cross_failed;
     for (int r = 0; r < NR; r++)
         partials_free(&part[r]);
-    for (int k = 0; k < ns; k++)
-        free((double *)twice[k].x);
+    cases_free(twice, ns);
+}
+
+/* The small launch of one kind (sc[0 .. ns-1], schunks chunks) with split
+ * records formed from crossing records' runs (EQ_CUDA_STAGE_SUM_CROSS_SPLIT):
+ * (0) fused, its chunk sums published late over NaN, the walk fed in two
+ * steps and as one chain; (1) the same launch again, fed, step by step:
+ * its slot kept (0)'s binades, so every crossing chunk's runs are formed
+ * before the wait under its binade; (2) (1) with EQ_CUDA_STAGE_SUM_LIE, one
+ * chain (a poisoned piece's check fails; the block adds the rest); (3) the
+ * terms doubled: the binades kept are one below this launch's, so no
+ * chunk takes the form. Every sum against the loop; every split record of
+ * (0), (1) and (3) well formed (split_ok); in (1), every chunk whose plan's
+ * prefixes cross one binade (but a zero chunk and a prewalked first one)
+ * counted, and where the host's form (eq_ord_split_from_cross, from
+ * eq_ord_cross_record's runs, the terms and the plan's prefix) fits, its
+ * record the host's, bit for bit; the launch's counts the host's. */
+static void ordsum_cross_split(CkContext *ck, int kind, const EqCudaSumCase *sc, int ns,
+                               size_t schunks, CrossTally *ct)
+{
+    enum { NR = 4 };
+    static const int late = EQ_CUDA_STAGE_SUM_FUSED | EQ_CUDA_STAGE_SUM_FUSED_LATE;
+    static const int xs = EQ_CUDA_STAGE_SUM_CROSS_SPLIT, chain = EQ_CUDA_STAGE_SUM_CHAIN;
+    static const int fused_fed = EQ_CUDA_STAGE_SUM_FUSED | EQ_CUDA_STAGE_SUM_FED;
+    static const int flags[NR] = {late | EQ_CUDA_STAGE_SUM_FED | xs | chain, fused_fed | xs,
+                                  EQ_CUDA_STAGE_SUM_FUSED | EQ_CUDA_STAGE_SUM_LIE | xs | chain,
+                                  fused_fed | xs};
+    static const char *const what_r[NR] = {"fed, one chain", "again (formed before the wait)",
+                                           "a poisoned piece, one chain",
+                                           "the terms doubled (none formed before the wait)"};
+    EqCudaSumPartials part[NR];
+    EqCudaSumCase twice[16];
+    double sums[NR][16];
+    char what[200];
+    const int prewalk = prewalk_on();
+    if (ns == 0)
+        return;
+    cases_twice(sc, ns, twice);
+    for (int r = 0; r < NR; r++)
+        part[r] = partials_new(schunks + 1, 1, r == 1);
+    launches_vs_loop(ck, kind, "split records from crossing records", sc, twice, ns, NR, flags,
+                     3, what_r, sums, part);
+    for (int r = 0; r < NR; r++) {
+        if (r == 2)
+            continue;
+        const EqCudaSumCase *rc = r == 3 ? twice : sc;
+        int bad = 0, early = 0, formed = 0, differ = 0;
+        size_t c0 = 0;
+        for (int k = 0; k < ns; k++) {
+            const size_t n = rc[k].n, nch = eq_cuda_stage_ordsum_chunks(n);
+            for (size_t c = 0; c < nch && n; c++) {
+                const size_t g = c0 + c;
+                const int cnt = n - c * 1024 < 1024 ? (int)(n - c * 1024) : 1024;
+                const EqCudaSplit *rec = &part[r].split[g];
+                if (rec->np >= 0)
+                    bad += !split_ok(rec, rc[k].x, rc[k].stride, c * 1024, cnt);
+                if (r != 1)
+                    continue;
+                double v[EQ_CUDA_CROSS_TERMS];
+                int nonzero = 0;
+                for (int i = 0; i < cnt; i++) {
+                    v[i] = eq_s2_term(rc[k].kind,
+                                      rc[k].x[(c * 1024 + (size_t)i) * (size_t)rc[k].stride]);
+                    nonzero |= v[i] != 0.0;
+                }
+                const int e0 =
+                    part[r].plan[g] == EQ_ORD_NONE
+                        ? eq_ord_cross_binade(part[r].approx[g], part[r].chunk_sum[g])
+                        : EQ_ORD_NONE;
+                if (e0 == EQ_ORD_NONE || !nonzero || (c == 0 && prewalk))
+                    continue;
+                EqOrdRun P[EQ_ORD_CROSS_LANES], S[EQ_ORD_CROSS_LANES];
+                EqOrdPiece p[3];
+                early++;
+                eq_ord_cross_record(v, cnt, EQ_ORD_CROSS_LANES, EQ_ORD_CROSS_LANES, e0, P, S);
+                const int np =
+                    eq_ord_split_from_cross(v, cnt, EQ_ORD_CROSS_LANES, EQ_ORD_CROSS_LANES, P,
+                                            S, e0, part[r].approx[g], p);
+                if (np < 0) {
+                    ct->xs_refused++;
+                    continue;
+                }
+                formed++;
+                differ += rec->np != np || memcmp(rec->p, p, (size_t)np * sizeof(EqOrdPiece));
+                for (int q = 0; q < np; q++) {
+                    if (p[q].e != EQ_ORD_CROSS)
+                        continue;
+                    ct->xs_rows |= 1u << (p[q].start / 32);
+                    ct->xs_row_first += p[q].start % 32 == 0;
+                    ct->xs_row_last += p[q].start % 32 == 31;
+                }
+            }
+            c0 += nch;
+        }
+        snprintf(what, sizeof(what),
+                 "kind %d: split records from crossing records, %s: well "
+                 "formed (%d not)",
+                 kind, what_r[r], bad);
+        ck_same(ck, what, &bad, &(int){0}, sizeof(int));
+        if (r == 1) {
+            snprintf(what, sizeof(what),
+                     "kind %d: split records from crossing records: the "
+                     "host's form (%d of %d differ)",
+                     kind, differ, formed);
+            ck_same(ck, what, &differ, &(int){0}, sizeof(int));
+            snprintf(what, sizeof(what),
+                     "kind %d: split records from crossing records: "
+                     "counted (runs before the wait %d, host %d; formed %d, host %d)",
+                     kind, part[r].cross_made, early, part[r].cross_early, formed);
+            const int got[2] = {part[r].cross_made, part[r].cross_early};
+            const int want[2] = {early, formed};
+            ck_same(ck, what, got, want, sizeof(got));
+            ct->xs_early += early;
+            ct->xs_formed += formed;
+            ct->xs_counted_early += part[r].cross_made;
+            ct->xs_counted_formed += part[r].cross_early;
+        }
+    }
+    /* (3): no binade kept matches, so no chunk took the form */
+    snprintf(what, sizeof(what),
+             "kind %d: split records from crossing records, the terms "
+             "doubled: none formed before the wait (%d)",
+             kind, part[3].cross_made);
+    ck_same(ck, what, &part[3].cross_made, &(int){0}, sizeof(int));
+    for (int r = 0; r < NR; r++)
+        partials_free(&part[r]);
+    cases_free(twice, ns);
 }
 
 /* The launch of one kind (cases[0 .. nc-1], `chunks` in all) again: (1) the
@@ -593,6 +761,7 @@ static void ordsum_small_and_lie(CkContext *ck, int kind, const EqCudaSumCase *c
     for (int r = 0; r < NR; r++)
         partials_free(&part[r]);
     ordsum_cross(ck, kind, sc, ns, schunks, ct);
+    ordsum_cross_split(ck, kind, sc, ns, schunks, ct);
 }
 
 /* The large walk's composition of its chain (eq_cuda_stage_ord_compose)
@@ -1175,6 +1344,19 @@ void ck_ordsum(CkContext *ck)
                 "crossing records made, checked, formed before the wait, formed again, applied, "
                 "failed",
                 &used, &one, sizeof(int));
+    }
+    {
+        int rows = 0;
+        for (int l = 0; l < 32; l++)
+            rows += cross.xs_rows >> l & 1;
+        printf("  ordsum: split records from crossing records: %ld chunks with runs formed "
+               "before the wait (%ld counted), %ld records formed from them (%ld counted), "
+               "each the host's; %ld refused; crossings in %d rows, %ld at a row's first term, "
+               "%ld at its last\n",
+               cross.xs_early, cross.xs_counted_early, cross.xs_formed, cross.xs_counted_formed,
+               cross.xs_refused, rows, cross.xs_row_first, cross.xs_row_last);
+        int used = only || cross.xs_formed > 0, one = 1;
+        ck_same(ck, "split records from crossing records formed", &used, &one, sizeof(int));
     }
     {
         /* the paths of ord_chunk_runs: tie-free chunks, chunks with a tie
