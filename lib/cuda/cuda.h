@@ -204,8 +204,9 @@ static inline int eq_cuda_walkchain_form(const char *v)
  * codes after the wait (split_chunk); the walk sees split records only.
  * Off by default ("off"): on an H100 (session 28) "on" made SSIM 4K
  * slower (exact / tree 1.31 against 1.21 interleaved, with the fed walk
- * and the chain). The same bits each way. Returns 1 for "on", 2 for
- * "split", else 0. */
+ * and the chain), and "split" was no faster (session 46: 1.191 and 1.198
+ * against 1.173 and 1.192). The same bits each way. Returns 1 for "on",
+ * 2 for "split", else 0. */
 #define EQ_CUDA_CROSSREC_ENV "EXACTQUALITY_CUDA_CROSSREC"
 static inline int eq_cuda_crossrec_form(const char *v)
 {
