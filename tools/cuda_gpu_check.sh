@@ -10,7 +10,9 @@
 #       rates-mutation (rates-device's 4K chain run with bigplace's sed: must fail),
 #       trace (nsys timeline of a 4K SSIMULACRA2 frame, exact and tree;
 #       needs nsys, which the GPU machine lacks),
-#       racecheck-ordsum
+#       racecheck-ordsum, crossrec-ab (SSIM at 4K and 1080p interleaved,
+#       EXACTQUALITY_CUDA_CROSSREC off then split, two rounds; parity with
+#       split; the light traces of split and off: tools/trace/run.sh),
 #       racecheck-ssim-front racecheck-s2 (one stage of racecheck each), and kernels-plan
 #       parity-plan memcheck-plan bench-plan (the same with
 #       EXACTQUALITY_CUDA_WALK=plan; the default walk is seq), kernels-scan
@@ -97,6 +99,19 @@ for s in $steps; do
     racecheck-s2) run racecheck-s2 300 "$san" --tool racecheck "$B/tests/checkkernels/checkkernels" --quick --seed "$SEED" --only ssimulacra2 ;;
     bench4k) run bench4k 240 "$B/tools/bench_cuda" --sizes 3840x2160 --frames 50 --warmup 5 --metrics ssim,ms_ssim,ssimulacra2; cat "$OUT/bench4k.log" ;;
     threads) run threads 300 "$B/tools/bench_cuda" --sizes 1920x1080,3840x2160 --metrics ssimulacra2 --frames 100 --warmup 10 --threads 1,2,4,8; cat "$OUT/threads.log" ;;
+    crossrec-ab)
+      for r in 1 2; do
+        for v in off split; do
+          EXACTQUALITY_CUDA_CROSSREC=$v timeout 60 "$B/tools/bench_cuda" --sizes 3840x2160,1920x1080 \
+            --metrics ssim --frames 300 --warmup 30 --interleave 2>&1 | grep ' device ' | sed "s/^/$v r$r: /"
+        done
+      done
+      EXACTQUALITY_CUDA_CROSSREC=split run parity-split 200 "$B/tests/lib/test_cuda_parity" --seed "$SEED"
+      for v in split off; do
+        echo "== light trace, EXACTQUALITY_CUDA_CROSSREC=$v"
+        EXACTQUALITY_CUDA_CROSSREC=$v TRACE_REUSE=$([ $v = off ] && echo 1 || echo 0) LIGHT=1 \
+          OUT="$OUT/trace-$v" timeout 150 bash tools/trace/run.sh 2>&1 | tail -14
+      done ;;
     threads-tree) run threads-tree 300 "$B/tools/bench_cuda" --sizes 3840x2160 --metrics ssim,ssimulacra2 --frames 100 --warmup 10 --threads 1,2,4 --tree; grep ' device ' "$OUT/threads-tree.log" ;;
     mutation)
       # each mutation must turn the ordsum harness red (rc 1):
