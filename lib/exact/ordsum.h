@@ -1534,15 +1534,88 @@ EQ_HD static inline void eq_ord_warp_scan_sum(double *v, int n)
  * piece); a part too wide or poisoned. Advice only, as every record: where
  * t is not where the exact sum crosses, a piece's check fails in the walk.
  */
+/* Term i of a chunk held as lanes of `per` terms, lane l's from x + l rs
+ * (rs = per: the terms in order) */
+EQ_HD static inline double eq_ord_lane_term(const double *x, int rs, int per, int i)
+{
+    return x[(i / per) * rs + i % per];
+}
+
+/* Where eq_ord_split_from_cross_at found the crossing, and the parts of
+ * the crossing lane l (its terms [l per, b)) around the crossing term t:
+ * r1 and r3, the runs of its non-zero terms before t under e0 and after t
+ * under e0 + 1, composed in any grouping; k0 and k1 the first of those
+ * terms (-1: none); whether the lanes before l, and those after it, hold a
+ * non-zero term. */
+typedef struct EqOrdCrossParts {
+    EqOrdRun r1, r3;
+    int l, b, t, k0, k1, nz_before, nz_after;
+} EqOrdCrossParts;
+
+/* The pieces of eq_ord_split_from_cross_at from the crossing lane's parts
+ * q (n terms as in eq_ord_lane_term), P and S under e0: the rules below
+ * that function's comment, from the parts on. The host's model and the
+ * device's warp (cross_split, lib/cuda/ordsum.cu) end with it. Returns the
+ * pieces' count, or -1. */
+EQ_HD static inline int eq_ord_split_pieces(const double *x, int rs, int per, int n,
+                                            const EqOrdCrossParts *q, const EqOrdRun *P,
+                                            const EqOrdRun *S, int e0, EqOrdPiece *p)
+{
+    EqOrdRun r1 = q->r1, r3 = q->r3;
+    int k0 = q->k0, k1 = q->k1, np = 0;
+    if (!eq_ord_run_spread_ok(&r1) || !eq_ord_run_spread_ok(&r3))
+        return -1;
+    if (q->nz_before) {
+        /* lanes 0 .. l - 1 hold a non-zero term: taken whole, from P,
+         * which starts at the chunk's first term */
+        if (x[0] == 0.0 || !eq_ord_run_capped(&P[q->l - 1]))
+            return -1;
+        r1 = eq_ord_compose(P[q->l - 1], r1);
+        k0 = 0;
+    }
+    if (k1 < 0 && q->nz_after) {
+        /* lane l has no non-zero term after t: S[l] alone, lanes l + 1 ..,
+         * which starts at lane l + 1's first term */
+        if (eq_ord_lane_term(x, rs, per, q->b) == 0.0 || !eq_ord_run_capped(&S[q->l]))
+            return -1;
+        r3 = S[q->l];
+        k1 = q->b;
+    } else if (k1 >= 0 && q->b < n) {
+        if (!eq_ord_run_capped(&S[q->l]))
+            return -1;
+        r3 = eq_ord_compose(r3, S[q->l]);
+    }
+    if (k0 >= 0) {
+        p[np].run = r1;
+        p[np].x = eq_ord_lane_term(x, rs, per, k0);
+        p[np].e = e0;
+        p[np].start = k0;
+        np++;
+    }
+    p[np].run = eq_ord_empty();
+    p[np].x = eq_ord_lane_term(x, rs, per, q->t);
+    p[np].e = EQ_ORD_CROSS;
+    p[np].start = q->t;
+    np++;
+    if (k1 >= 0) {
+        p[np].run = r3;
+        p[np].x = eq_ord_lane_term(x, rs, per, k1);
+        p[np].e = e0 + 1;
+        p[np].start = k1;
+        np++;
+    }
+    return np;
+}
+
 EQ_HD static inline int eq_ord_split_from_cross_at(const double *x, int rs, int n, int lanes,
                                                    int per, const double *tot,
                                                    const EqOrdRun *P, const EqOrdRun *S, int e0,
                                                    double approx, EqOrdPiece *p)
 {
-#define EQ_X_(i) x[((i) / per) * rs + (i) % per]
+#define EQ_X_(i) eq_ord_lane_term(x, rs, per, i)
     double inc[EQ_ORD_CROSS_LANES], c[EQ_ORD_CROSS_LANES], base;
-    EqOrdRun r1 = eq_ord_empty(), r3 = eq_ord_empty();
-    int l, a, b, t = -1, k0 = -1, k1 = -1, i, np = 0, nz_before = 0, nz_after = 0;
+    EqOrdCrossParts q;
+    int l, a, i;
     if (!(approx > 0.0) || eq_ord_binade(approx) != e0 || lanes > EQ_ORD_CROSS_LANES ||
         per > EQ_ORD_CROSS_LANES)
         return -1;
@@ -1555,73 +1628,37 @@ EQ_HD static inline int eq_ord_split_from_cross_at(const double *x, int rs, int 
     if (l == lanes)
         return -1;
     a = eq_ord_lane_at(l, per, n);
-    b = eq_ord_lane_at(l + 1, per, n);
+    q.l = l;
+    q.b = eq_ord_lane_at(l + 1, per, n);
     base = approx + (l ? inc[l - 1] : 0.0);
     for (i = 0; i < per; i++)
-        c[i] = a + i < b ? EQ_X_(a + i) : 0.0;
+        c[i] = a + i < q.b ? EQ_X_(a + i) : 0.0;
     eq_ord_warp_scan_sum(c, per);
-    for (i = a; i < b && t < 0; i++)
+    q.t = -1;
+    for (i = a; i < q.b && q.t < 0; i++)
         if (EQ_X_(i) != 0.0 && eq_ord_binade(base + c[i - a]) != e0)
-            t = i;
-    if (t < 0)
+            q.t = i;
+    if (q.t < 0)
         return -1;
-    for (i = 0; i < a && !nz_before; i++)
-        nz_before = EQ_X_(i) != 0.0;
-    for (i = b; i < n && !nz_after; i++)
-        nz_after = EQ_X_(i) != 0.0;
-    for (i = a; i < b; i++) {
-        if (EQ_X_(i) == 0.0 || i == t)
+    q.nz_before = q.nz_after = 0;
+    for (i = 0; i < a && !q.nz_before; i++)
+        q.nz_before = EQ_X_(i) != 0.0;
+    for (i = q.b; i < n && !q.nz_after; i++)
+        q.nz_after = EQ_X_(i) != 0.0;
+    q.r1 = q.r3 = eq_ord_empty();
+    q.k0 = q.k1 = -1;
+    for (i = a; i < q.b; i++) {
+        if (EQ_X_(i) == 0.0 || i == q.t)
             continue;
-        if (i < t) {
-            k0 = k0 < 0 ? i : k0;
-            eq_ord_push(&r1, EQ_X_(i), e0);
+        if (i < q.t) {
+            q.k0 = q.k0 < 0 ? i : q.k0;
+            eq_ord_push(&q.r1, EQ_X_(i), e0);
         } else {
-            k1 = k1 < 0 ? i : k1;
-            eq_ord_push(&r3, EQ_X_(i), e0 + 1);
+            q.k1 = q.k1 < 0 ? i : q.k1;
+            eq_ord_push(&q.r3, EQ_X_(i), e0 + 1);
         }
     }
-    if (!eq_ord_run_spread_ok(&r1) || !eq_ord_run_spread_ok(&r3))
-        return -1;
-    if (nz_before) {
-        /* lanes 0 .. l - 1 hold a non-zero term: taken whole, from P,
-         * which starts at the chunk's first term */
-        if (EQ_X_(0) == 0.0 || !eq_ord_run_capped(&P[l - 1]))
-            return -1;
-        r1 = eq_ord_compose(P[l - 1], r1);
-        k0 = 0;
-    }
-    if (k0 >= 0) {
-        p[np].run = r1;
-        p[np].x = EQ_X_(k0);
-        p[np].e = e0;
-        p[np].start = k0;
-        np++;
-    }
-    p[np].run = eq_ord_empty();
-    p[np].x = EQ_X_(t);
-    p[np].e = EQ_ORD_CROSS;
-    p[np].start = t;
-    np++;
-    if (k1 < 0 && nz_after) {
-        /* lane l has no non-zero term after t: S[l] alone, lanes l + 1 ..,
-         * which starts at lane l + 1's first term */
-        if (EQ_X_(b) == 0.0 || !eq_ord_run_capped(&S[l]))
-            return -1;
-        r3 = S[l];
-        k1 = b;
-    } else if (k1 >= 0 && b < n) {
-        if (!eq_ord_run_capped(&S[l]))
-            return -1;
-        r3 = eq_ord_compose(r3, S[l]);
-    }
-    if (k1 >= 0) {
-        p[np].run = r3;
-        p[np].x = EQ_X_(k1);
-        p[np].e = e0 + 1;
-        p[np].start = k1;
-        np++;
-    }
-    return np;
+    return eq_ord_split_pieces(x, rs, per, n, &q, P, S, e0, p);
 #undef EQ_X_
 }
 
