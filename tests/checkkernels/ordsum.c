@@ -244,20 +244,41 @@ static void partials_free(EqCudaSumPartials *p)
     free(p->approx);
 }
 
-/* A crossing record (EQ_CUDA_STAGE_SUM_CROSS) of chunk terms from `first`
- * (count of them, each the term its case's kind forms) against the host's:
- * its count, its terms and eq_ord_cross_record's runs under its e0. */
-static int cross_rec_ok(const EqCudaCross *r, const EqCudaSumCase *sc, size_t first, int count)
+/* The terms of case sc from `first` (count of them, each the term its
+ * kind forms) in v; returns whether one is non-zero */
+static int chunk_terms(const EqCudaSumCase *sc, size_t first, int count, double *v)
 {
-    double v[EQ_CUDA_CROSS_TERMS];
+    int nonzero = 0;
+    for (int k = 0; k < count; k++) {
+        v[k] = eq_s2_term(sc->kind, sc->x[(first + (size_t)k) * (size_t)sc->stride]);
+        nonzero |= v[k] != 0.0;
+    }
+    return nonzero;
+}
+
+/* The binade e0 from which chunk g's plan's prefixes cross one binade
+ * (eq_ord_cross_binade of its approximate prefix and chunk sum, for a
+ * chunk planned term by term) where the fused kernel takes it as crossing:
+ * a non-zero chunk, and not a sum's prewalked first one (c, its index in
+ * its sum); else EQ_ORD_NONE */
+static int crossing_binade(const EqCudaSumPartials *part, size_t g, int nonzero, size_t c,
+                           int prewalk)
+{
+    if (part->plan[g] != EQ_ORD_NONE || !nonzero || (c == 0 && prewalk))
+        return EQ_ORD_NONE;
+    return eq_ord_cross_binade(part->approx[g], part->chunk_sum[g]);
+}
+
+/* A crossing record (EQ_CUDA_STAGE_SUM_CROSS) of the chunk terms v (count
+ * of them) against the host's: its count, its terms and
+ * eq_ord_cross_record's runs under its e0. */
+static int cross_rec_ok(const EqCudaCross *r, const double *v, int count)
+{
     EqOrdRun P[EQ_ORD_CROSS_LANES], S[EQ_ORD_CROSS_LANES];
     if (r->count != count || count < 1 || count > EQ_CUDA_CROSS_TERMS)
         return 0;
-    for (int k = 0; k < count; k++) {
-        v[k] = eq_s2_term(sc->kind, sc->x[(first + (size_t)k) * (size_t)sc->stride]);
-        if (memcmp(&r->x[k], &v[k], sizeof(double)))
-            return 0;
-    }
+    if (memcmp(r->x, v, (size_t)count * sizeof(double)))
+        return 0;
     eq_ord_cross_record(v, count, EQ_ORD_CROSS_LANES, EQ_ORD_CROSS_LANES, r->e0, P, S);
     for (int l = 0; l < EQ_ORD_CROSS_LANES; l++)
         if (!eq_ord_same_run(&P[l], &r->P[l]) || !eq_ord_same_run(&S[l], &r->S[l]))
@@ -392,19 +413,15 @@ static void ordsum_cross(CkContext *ck, int kind, const EqCudaSumCase *sc, int n
             for (size_t c = 0; c < nch && n; c++) {
                 const size_t g = c0 + c;
                 const int cnt = n - c * 1024 < 1024 ? (int)(n - c * 1024) : 1024;
-                int nonzero = 0;
-                for (int i = 0; i < cnt && !nonzero; i++)
-                    nonzero = eq_s2_term(rc[k].kind, rc[k].x[(c * 1024 + (size_t)i) *
-                                                             (size_t)rc[k].stride]) != 0.0;
-                const int e0 = part[r].plan[g] == EQ_ORD_NONE
-                                   ? eq_ord_cross_binade(part[r].approx[g], part[r].chunk_sum[g])
-                                   : EQ_ORD_NONE;
-                const int want = e0 != EQ_ORD_NONE && nonzero && (c > 0 || !prewalk);
+                double v[EQ_CUDA_CROSS_TERMS];
+                const int nonzero = chunk_terms(&rc[k], c * 1024, cnt, v);
+                const int e0 = crossing_binade(&part[r], g, nonzero, c, prewalk);
+                const int want = e0 != EQ_ORD_NONE;
                 const EqCudaCross *rec = &part[r].cross[g];
                 if (want != (rec->count >= 0) || (want && rec->e0 != e0))
                     bad++;
                 else if (want)
-                    bad += !cross_rec_ok(rec, &rc[k], c * 1024, cnt);
+                    bad += !cross_rec_ok(rec, v, cnt);
                 ct->checked += want;
             }
             c0 += nch;
@@ -520,17 +537,9 @@ static void ordsum_cross_split(CkContext *ck, int kind, const EqCudaSumCase *sc,
                 if (r != 1)
                     continue;
                 double v[EQ_CUDA_CROSS_TERMS];
-                int nonzero = 0;
-                for (int i = 0; i < cnt; i++) {
-                    v[i] = eq_s2_term(rc[k].kind,
-                                      rc[k].x[(c * 1024 + (size_t)i) * (size_t)rc[k].stride]);
-                    nonzero |= v[i] != 0.0;
-                }
-                const int e0 =
-                    part[r].plan[g] == EQ_ORD_NONE
-                        ? eq_ord_cross_binade(part[r].approx[g], part[r].chunk_sum[g])
-                        : EQ_ORD_NONE;
-                if (e0 == EQ_ORD_NONE || !nonzero || (c == 0 && prewalk))
+                const int nonzero = chunk_terms(&rc[k], c * 1024, cnt, v);
+                const int e0 = crossing_binade(&part[r], g, nonzero, c, prewalk);
+                if (e0 == EQ_ORD_NONE)
                     continue;
                 EqOrdRun P[EQ_ORD_CROSS_LANES], S[EQ_ORD_CROSS_LANES];
                 EqOrdPiece p[3];
