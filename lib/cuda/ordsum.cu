@@ -632,6 +632,18 @@ static __device__ __forceinline__ bool split_fast_pieces(const double *mine, int
     return true;
 }
 
+/* An inclusive scan of v over the warp in doubles: eq_ord_warp_scan_sum's
+ * steps (lane j adds lane j - o's value to its own) */
+static __device__ __forceinline__ double warp_scan_sum(double v, int lane)
+{
+    for (int o = 1; o < 32; o *= 2) {
+        const double y = __shfl_up_sync(0xffffffffu, v, o);
+        if (lane >= o)
+            v += y;
+    }
+    return v;
+}
+
 /*
  * NT threads (one warp, or a block of SPLIT_NT) split a staged chunk (row
  * l of `st`: terms 32l .. 32l+31) into pieces, with `approx` the
@@ -665,12 +677,7 @@ static __device__ int split_chunk(const double *st, double approx, EqCudaSplit *
 #pragma unroll
         for (int k = 0; k < 32; k++)
             ls += rp[k];
-        double inc = ls;
-        for (int o = 1; o < 32; o *= 2) {
-            const double y = __shfl_up_sync(0xffffffffu, inc, o);
-            if (lane >= o)
-                inc += y;
-        }
+        const double inc = warp_scan_sum(ls, lane);
         const double ex = __shfl_up_sync(0xffffffffu, inc, 1);
         base = approx + (lane ? ex : 0.0);
         if (NT > 32)
@@ -1215,7 +1222,7 @@ static __device__ __forceinline__ void cross_runs(const double *stage, int count
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     static_assert(EQ_ORD_CROSS_LANES == 32 && EQ_CUDA_CROSS_TERMS == EQC_ORD_CHUNK,
                   "a lane a row of the staged chunk");
-    const int nt = min(max(count - lane * 32, 0), 32);
+    const int nt = eq_ord_lane_at(lane + 1, 32, count) - eq_ord_lane_at(lane, 32, count);
     EqOrdRun r = cross_lane_run(stage + lane * RUNS_ROW, nt, e0 + warp);
     if (warp == 0) {
         for (int o = 1; o < 32; o *= 2) {
@@ -1283,7 +1290,7 @@ static __device__ __forceinline__ void cross_split_runs(const double *stage, int
     if (tid < 64) {
         cross_runs(stage, count, e0, xs->P, xs->S);
     } else if (tid < 96) {
-        const int nt = min(max(count - lane * 32, 0), 32);
+        const int nt = eq_ord_lane_at(lane + 1, 32, count) - eq_ord_lane_at(lane, 32, count);
         const double *rp = stage + lane * RUNS_ROW;
         double tot = 0.0;
         bool nz = false;
@@ -1296,18 +1303,6 @@ static __device__ __forceinline__ void cross_split_runs(const double *stage, int
         if (lane == 0)
             xs->nz_rows = m;
     }
-}
-
-/* An inclusive scan of v over the warp in doubles: eq_ord_warp_scan_sum's
- * steps (lane j adds lane j - o's value to its own) */
-static __device__ __forceinline__ double warp_scan_sum(double v, int lane)
-{
-    for (int o = 1; o < 32; o *= 2) {
-        const double y = __shfl_up_sync(0xffffffffu, v, o);
-        if (lane >= o)
-            v += y;
-    }
-    return v;
 }
 
 /*
@@ -1338,7 +1333,8 @@ static __device__ __forceinline__ void cross_split(const double *stage, int coun
             xs->formed = 0;
         return;
     }
-    const int l = __ffs(out) - 1, a = l * 32, nt = min(max(count - a, 0), 32);
+    const int l = __ffs(out) - 1, a = eq_ord_lane_at(l, 32, count),
+              nt = eq_ord_lane_at(l + 1, 32, count) - a;
     const double before = __shfl_sync(0xffffffffu, inc, l > 0 ? l - 1 : 0);
     const double base = approx + (l ? before : 0.0);
     const double x = lane < nt ? stage[l * RUNS_ROW + lane] : 0.0;
@@ -1363,37 +1359,25 @@ static __device__ __forceinline__ void cross_split(const double *stage, int coun
     }
     if (lane != 31)
         return;
-    /* lane 31: the scans' totals, the pieces (eq_ord_split_from_cross_at's
-     * rules) */
+    /* lane 31: the scans' totals, the pieces (eq_ord_split_pieces, as the
+     * host's model ends) */
     const unsigned before_t = nz & ((1u << tt) - 1), after_t = nz & ~((2u << tt) - 1);
-    const bool nz_before = (xs->nz_rows & ((1u << l) - 1)) != 0;
-    const bool nz_after = l < 31 && (xs->nz_rows >> (l + 1)) != 0;
-    const int b = a + nt;
+    EqOrdCrossParts parts;
+    parts.r1 = r1;
+    parts.r3 = r3;
+    parts.l = l;
+    parts.b = a + nt;
+    parts.t = a + tt;
+    parts.k0 = before_t ? a + __ffs(before_t) - 1 : -1;
+    parts.k1 = after_t ? a + __ffs(after_t) - 1 : -1;
+    parts.nz_before = (xs->nz_rows & ((1u << l) - 1)) != 0;
+    parts.nz_after = l < 31 && (xs->nz_rows >> (l + 1)) != 0;
     EqCudaSplitPiece pc[3];
-    int np = 0, ok = eq_ord_run_spread_ok(&r1) && eq_ord_run_spread_ok(&r3);
-    int k0 = before_t ? a + __ffs(before_t) - 1 : -1,
-        k1 = after_t ? a + __ffs(after_t) - 1 : -1;
-    if (ok && nz_before) {
-        ok = stage[0] != 0.0 && eq_ord_run_capped(&xs->P[l - 1]);
-        r1 = eq_ord_compose(xs->P[l - 1], r1);
-        k0 = 0;
-    }
-    if (ok && k1 < 0 && nz_after) {
-        ok = stage[staged_at(b)] != 0.0 && eq_ord_run_capped(&xs->S[l]);
-        r3 = xs->S[l];
-        k1 = b;
-    } else if (ok && k1 >= 0 && b < count) {
-        ok = eq_ord_run_capped(&xs->S[l]);
-        r3 = eq_ord_compose(r3, xs->S[l]);
-    }
-    xs->formed = ok;
-    if (!ok)
+    const int np =
+        eq_ord_split_pieces(stage, RUNS_ROW, 32, count, &parts, xs->P, xs->S, e0, pc);
+    xs->formed = np >= 0;
+    if (np < 0)
         return;
-    if (k0 >= 0)
-        pc[np++] = EqCudaSplitPiece{r1, stage[staged_at(k0)], e0, k0};
-    pc[np++] = EqCudaSplitPiece{eq_ord_empty(), stage[staged_at(a + tt)], EQ_ORD_CROSS, a + tt};
-    if (k1 >= 0)
-        pc[np++] = EqCudaSplitPiece{r3, stage[staged_at(k1)], e0 + 1, k1};
     atomicAdd(&counters[EQC_CNT_CROSS_EARLY], 1);
     int slot = -1;
     if (pool_cap > 0) {
