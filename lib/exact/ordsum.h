@@ -1554,10 +1554,9 @@ typedef struct EqOrdCrossParts {
 
 /* The pieces of eq_ord_split_from_cross_at from the crossing lane's parts
  * q (n terms as in eq_ord_lane_term), P and S under e0: the rules below
- * that function's comment, from the parts on. The host's model ends with
- * it; the device's warp (cross_split, lib/cuda/ordsum.cu) still writes
- * these rules itself until docs/patches/s46review.diff, which calls this
- * instead, has run on a GPU. Returns the pieces' count, or -1. */
+ * that function's comment, from the parts on. The host's model and the
+ * device's warp (cross_split, lib/cuda/ordsum.cu) end with it. Returns the
+ * pieces' count, or -1. */
 EQ_HD static inline int eq_ord_split_pieces(const double *x, int rs, int per, int n,
                                             const EqOrdCrossParts *q, const EqOrdRun *P,
                                             const EqOrdRun *S, int e0, EqOrdPiece *p)
