@@ -677,6 +677,34 @@ EQ_HD static inline EqOrdRun eq_ord_run_monotone(double total, double first)
 }
 
 /*
+ * The run of a part of terms that are each positive, no exact half and of
+ * at most 2^52 units under the part's binade (eq_ord_rising_term's
+ * EQ_ORD_RISING_OK): every term's run is (inc, inc, inc) for both
+ * parities, so the part composes to (d, f, d), d the increments' total
+ * (below 2^57 for 32 terms) and f its first term's. Every prefix lies in
+ * [0, d], so where d <= EQ_ORD_CAP no composition of the terms, in any
+ * grouping, is poisoned, and where d passes it the last composition is in
+ * every grouping: the run is poisoned then. The device's split records
+ * formed from crossing records' runs take it for the crossing lane's parts
+ * (cross_split, lib/cuda/ordsum.cu); test_ordsum holds it to the terms'
+ * runs composed in three groupings.
+ */
+EQ_HD static inline EqOrdRun eq_ord_rising_part(int64_t d, int64_t f)
+{
+    EqOrdRun1 a;
+#if EQ_ORDSUM_MUTATION == 20
+    if (d > 2 * EQ_ORD_CAP) /* mutation: the cap doubled */
+#else
+    if (d > EQ_ORD_CAP)
+#endif
+        return eq_ord_poison();
+    a.d = d;
+    a.lo = f;
+    a.hi = d;
+    return eq_ord_run_from1(a);
+}
+
+/*
  * Exact halves in a chunk of non-negative terms whose lanes raised no flag
  * in eq_ord_run_scaled1 but TIE (the device's chunk runs, lib/cuda/ordsum.cu).
  * Such a lane's total and first increment (d, f) still add every term's

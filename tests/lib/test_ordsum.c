@@ -658,6 +658,59 @@ static void rising_terms(long count)
     CHECK(n[0] > count / 4 && n[1] > count / 50 && n[2] > count / 4);
 }
 
+/* A part of up to 32 rising terms (eq_ord_rising_part, the device's
+ * cross_split): positive terms, none an exact half, with increments from
+ * none up to 2^52 units, zeros among them (no term, as the device leaves
+ * them out), many parts long enough to pass EQ_ORD_CAP. The terms' runs
+ * (eq_ord_term) composed one by one, from the last one back and as a
+ * warp's scan groups them must each equal eq_ord_rising_part of the
+ * increments' total and the first one, poisoned or not. */
+static void rising_parts(long rounds)
+{
+    long k, used = 0, poisoned = 0;
+    for (k = 0; k < rounds; k++) {
+        const int e = (int)(rnd() % 81) - 40, n = 1 + (int)(rnd() % 32),
+                  w = 8 + (int)(rnd() % 32);
+        EqOrdRun left = eq_ord_empty(), right = eq_ord_empty(), v[32];
+        int64_t d = 0, f = -1;
+        int j, o, ok = 1;
+        for (j = 0; j < n; j++) {
+            /* 0; a whole number of units below 2^52; or a smaller term,
+             * an exact half with odds 2^-(w + 1) */
+            const uint64_t r = rnd();
+            const double x = r % 8 == 0  ? 0.0
+                             : r % 8 < 4 ? ldexp((double)(rnd() >> 12), e - 52)
+                                         : ldexp(rnd01(), e - w - 1);
+            int64_t inc = 0;
+            if (x != 0.0 && eq_ord_rising_term(x, e, &inc) != EQ_ORD_RISING_OK)
+                ok = 0;
+            v[j] = x == 0.0 ? eq_ord_empty() : eq_ord_term(x, e);
+            left = eq_ord_compose(left, v[j]);
+            if (x != 0.0) {
+                d += inc;
+                f = f < 0 ? inc : f;
+            }
+        }
+        if (!ok)
+            continue; /* an exact half (rare here) */
+        for (j = n - 1; j >= 0; j--)
+            right = eq_ord_compose(v[j], right);
+        for (o = 1; o < n; o *= 2)
+            for (j = n - 1; j >= o; j--)
+                v[j] = eq_ord_compose(v[j - o], v[j]);
+        {
+            const EqOrdRun want = f < 0 ? eq_ord_empty() : eq_ord_rising_part(d, f);
+            CHECK(eq_ord_same_run(&want, &left) && eq_ord_same_run(&want, &right) &&
+                  eq_ord_same_run(&want, &v[n - 1]));
+            used++;
+            poisoned += want.lo[0] == -EQ_ORD_POISON;
+        }
+    }
+    printf("rising parts: %ld parts, %ld of them poisoned, %ld skipped for a half\n", used,
+           poisoned, rounds - used);
+    CHECK(used > rounds / 2 && poisoned > used / 20 && poisoned < used / 2);
+}
+
 /* A rising stretch (eq_ord_rising_parity, eq_ord_rising_entry): positive
  * terms with increments of at most 2^52 units, exact halves among them,
  * some long enough to pass EQ_ORD_CAP. The run from integer prefixes, as
@@ -1648,6 +1701,7 @@ int main(void)
     /* last: the cases above keep their seeded inputs */
     rising_terms(400000);
     rising_stretches(3000);
+    rising_parts(20000);
     short_records(200000);
     chain_walks(100000);
     cross_chunks(20000);
