@@ -20,7 +20,7 @@
 # bench4k: 3840x2160 only, 50 frames; threads: SSIMULACRA2 at 1080p and 4K
 #   with 1, 2, 4, 8 concurrent scorers; threads-tree: SSIM and SSIMULACRA2
 #   at 4K with 1, 2, 4 scorers, exact and tree sums (the ratio when scorers
-#   share the device); mutation: the 84 mutants below
+#   share the device); mutation: the 88 mutants below
 #   (MUTANTS="name ..": those alone), each
 #   checkkernels built with one mutated line (in 7 copies of the tree at
 #   once, each run as soon as it is built; about 4 minutes on the H200), each
@@ -326,6 +326,16 @@ for s in $steps; do
       mut xsapprox 's/cross_split(stage, count, e0, own_prefix, g,/cross_split(stage, count, e0, own_prefix + cs, g,/'
       mut xscopy 's/^            for (int q = 0; q < np; q++)$/            for (int q = 0; q < np - 1; q++)/'
       mut xsscan 's/            r3 = eq_ord_compose(y3, r3);/            r3 = eq_ord_compose(r3, y3);/'
+      # their rising forms (session 47): the crossing lane's part before the
+      # crossing starting with lane 31's increment; the part after it with
+      # its last term's; and cross_runs' monotone form: S[l] starting with
+      # lane l's first increment, P with lane 1's. (A part's poison,
+      # eq_ord_rising_part, is host mutation 20 of test_ordsum: no chunk
+      # that crosses once has a rising part past EQ_ORD_CAP.)
+      mut xsrise 's/        r1 = m1 ? eq_ord_rising_part(d1, f1) : eq_ord_empty();/        r1 = m1 ? eq_ord_rising_part(d1, up) : eq_ord_empty();/'
+      mut xsrise3 's/(long long)up, m3 ? __ffs(m3) - 1 : 0)/(long long)up, m3 ? 31 - __clz(m3) : 0)/'
+      mut xsmonos 's/eq_ord_run_monotone(all - pre, next)/eq_ord_run_monotone(all - pre, f)/'
+      mut xsmonop 's/P\[lane\] = eq_ord_run_monotone(pre, __shfl_sync(0xffffffffu, f, 0));/P[lane] = eq_ord_run_monotone(pre, __shfl_sync(0xffffffffu, f, 1));/'
       # the tie-free run's arithmetic (lib/exact/ordsum.h, eq_ord_run_scaled1),
       # red in the ordsum stage: one of its four interleaved totals left out,
       # no lane flagged for a negative term, no exact half flagged. No lane

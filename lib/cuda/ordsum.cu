@@ -1215,13 +1215,36 @@ static __device__ __forceinline__ EqOrdRun cross_lane_run(const double *mine, in
  * suffixes S (under e0 + 1, a scan from the last lane, shifted by one:
  * S[l] holds lanes l + 1 ..): the runs of eq_ord_cross_record, which
  * composes them in this grouping (a part's poison depends on it) for the
- * harness to compare bit for bit. */
+ * harness to compare bit for bit.
+ *
+ * A warp whose 32 lanes are full and raise no flag in eq_ord_run_scaled1
+ * under its binade (SSIM's crossing chunks) takes the monotone form, as
+ * chunk runs do: each lane's run is (d, f, d) for both parities, so the
+ * lanes from a to b compose to (the sum of their d, lane a's f, that sum)
+ * (eq_ord_run_monotone). The lanes' totals are integers below 2^47, so
+ * their scan in doubles is exact, and no sum of them reaches EQ_ORD_CAP:
+ * no part is poisoned in any grouping, and the runs are the scan's. */
 static __device__ __forceinline__ void cross_runs(const double *stage, int count, int e0,
                                                   EqOrdRun *P, EqOrdRun *S)
 {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     static_assert(EQ_ORD_CROSS_LANES == 32 && EQ_CUDA_CROSS_TERMS == EQC_ORD_CHUNK,
                   "a lane a row of the staged chunk");
+    if (count == EQC_ORD_CHUNK && e0 + warp >= EQ_ORD_SCALED_EMIN) {
+        double d, f;
+        const int fl = eq_ord_run_scaled1(stage + lane * RUNS_ROW, 32, e0 + warp, &d, &f);
+        if (__all_sync(0xffffffffu, fl == 0)) {
+            const double pre = warp_scan_sum(d, lane);
+            if (warp == 0) {
+                P[lane] = eq_ord_run_monotone(pre, __shfl_sync(0xffffffffu, f, 0));
+            } else {
+                const double all = __shfl_sync(0xffffffffu, pre, 31),
+                             next = __shfl_down_sync(0xffffffffu, f, 1);
+                S[lane] = lane < 31 ? eq_ord_run_monotone(all - pre, next) : eq_ord_empty();
+            }
+            return;
+        }
+    }
     const int nt = eq_ord_lane_at(lane + 1, 32, count) - eq_ord_lane_at(lane, 32, count);
     EqOrdRun r = cross_lane_run(stage + lane * RUNS_ROW, nt, e0 + warp);
     if (warp == 0) {
@@ -1348,17 +1371,43 @@ static __device__ __forceinline__ void cross_split(const double *stage, int coun
     }
     const int tt = __ffs(cross) - 1;
     const unsigned nz = __ballot_sync(0xffffffffu, x != 0.0);
-    EqOrdRun r1 = x != 0.0 && lane < tt ? eq_ord_term(x, e0) : eq_ord_empty();
-    EqOrdRun r3 = x != 0.0 && lane > tt ? eq_ord_term(x, e0 + 1) : eq_ord_empty();
-    for (int o = 1; o < 32; o *= 2) {
-        const EqOrdRun y1 = eqc_shfl_up(r1, o), y3 = eqc_shfl_up(r3, o);
-        if (lane >= o) {
-            r1 = eq_ord_compose(y1, r1);
-            r3 = eq_ord_compose(y3, r3);
+    EqOrdRun r1, r3;
+    /* the parts before and after the crossing term. Where every non-zero
+     * term of them is positive and no exact half (eq_ord_rising_term), each
+     * term's run is (inc, inc, inc) for both parities, and a part composes
+     * to eq_ord_rising_part of its increments' total and its first term's
+     * in every grouping: two sums of integers below 2^57 instead of a scan
+     * of runs */
+    int64_t up = 0;
+    const bool in = x != 0.0 && lane != tt;
+    const bool rising =
+        !in || eq_ord_rising_term(x, lane < tt ? e0 : e0 + 1, &up) == EQ_ORD_RISING_OK;
+    if (__all_sync(0xffffffffu, rising)) {
+        const unsigned m1 = nz & ((1u << tt) - 1), m3 = nz & ~((2u << tt) - 1);
+        long long d1 = lane < tt ? up : 0, d3 = lane > tt ? up : 0;
+        for (int o = 16; o >= 1; o >>= 1) {
+            d1 += __shfl_xor_sync(0xffffffffu, d1, o);
+            d3 += __shfl_xor_sync(0xffffffffu, d3, o);
         }
+        const long long f1 = __shfl_sync(0xffffffffu, (long long)up, m1 ? __ffs(m1) - 1 : 0),
+                        f3 = __shfl_sync(0xffffffffu, (long long)up, m3 ? __ffs(m3) - 1 : 0);
+        if (lane != 31)
+            return;
+        r1 = m1 ? eq_ord_rising_part(d1, f1) : eq_ord_empty();
+        r3 = m3 ? eq_ord_rising_part(d3, f3) : eq_ord_empty();
+    } else {
+        r1 = x != 0.0 && lane < tt ? eq_ord_term(x, e0) : eq_ord_empty();
+        r3 = x != 0.0 && lane > tt ? eq_ord_term(x, e0 + 1) : eq_ord_empty();
+        for (int o = 1; o < 32; o *= 2) {
+            const EqOrdRun y1 = eqc_shfl_up(r1, o), y3 = eqc_shfl_up(r3, o);
+            if (lane >= o) {
+                r1 = eq_ord_compose(y1, r1);
+                r3 = eq_ord_compose(y3, r3);
+            }
+        }
+        if (lane != 31)
+            return;
     }
-    if (lane != 31)
-        return;
     /* lane 31: the scans' totals, the pieces (eq_ord_split_pieces, as the
      * host's model ends) */
     const unsigned before_t = nz & ((1u << tt) - 1), after_t = nz & ~((2u << tt) - 1);
