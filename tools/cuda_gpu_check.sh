@@ -12,7 +12,8 @@
 #       needs nsys, which the GPU machine lacks),
 #       racecheck-ordsum, crossrec-ab (SSIM at 4K and 1080p interleaved,
 #       EXACTQUALITY_CUDA_CROSSREC off then split, two rounds; parity with
-#       split; the light traces of split and off: tools/trace/run.sh),
+#       off, split being the default; the light traces of split and off:
+#       tools/trace/run.sh),
 #       racecheck-ssim-front racecheck-s2 (one stage of racecheck each), and kernels-plan
 #       parity-plan memcheck-plan bench-plan (the same with
 #       EXACTQUALITY_CUDA_WALK=plan; the default walk is seq), kernels-scan
@@ -106,7 +107,7 @@ for s in $steps; do
             --metrics ssim --frames 300 --warmup 30 --interleave 2>&1 | grep ' device ' | sed "s/^/$v r$r: /"
         done
       done
-      EXACTQUALITY_CUDA_CROSSREC=split run parity-split 200 "$B/tests/lib/test_cuda_parity" --seed "$SEED"
+      EXACTQUALITY_CUDA_CROSSREC=off run parity-off 200 "$B/tests/lib/test_cuda_parity" --seed "$SEED"
       for v in split off; do
         echo "== light trace, EXACTQUALITY_CUDA_CROSSREC=$v"
         EXACTQUALITY_CUDA_CROSSREC=$v TRACE_REUSE=$([ $v = off ] && echo 1 || echo 0) LIGHT=1 \

@@ -202,15 +202,16 @@ static inline int eq_cuda_walkchain_form(const char *v)
  * runs and the lanes' totals formed before its wait
  * (eq_ord_split_from_cross_at, lib/exact/ordsum.h), not from its terms'
  * codes after the wait (split_chunk); the walk sees split records only.
- * Off by default ("off"): on an H100 (session 28) "on" made SSIM 4K
- * slower (exact / tree 1.31 against 1.21 interleaved, with the fed walk
- * and the chain), and "split" was no faster (session 46: 1.191 and 1.198
- * against 1.173 and 1.192). The same bits each way. Returns 1 for "on",
- * 2 for "split", else 0. */
+ * "split" is the default since session 47, when its runs took the
+ * rising forms: on an H100 SSIM 4K exact / tree 1.095-1.182 over six
+ * interleaved rounds against 1.161-1.199 with "off" (at 576x324
+ * SSIMULACRA2 about 2.5 % slower, MS-SSIM 0.5 %). "on" made SSIM 4K
+ * slower (session 28: 1.31 against 1.21). The same bits each way. Returns
+ * 0 for "off", 1 for "on", else 2. */
 #define EQ_CUDA_CROSSREC_ENV "EXACTQUALITY_CUDA_CROSSREC"
 static inline int eq_cuda_crossrec_form(const char *v)
 {
-    return !v ? 0 : !strcmp(v, "on") ? 1 : !strcmp(v, "split") ? 2 : 0;
+    return !v ? 2 : !strcmp(v, "off") ? 0 : !strcmp(v, "on") ? 1 : 2;
 }
 /* The small walk (launches whose sums have at most 256 chunks) copies the
  * first words of its split records to shared memory while it forms its

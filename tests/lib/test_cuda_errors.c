@@ -131,16 +131,16 @@ int main(void)
 
     CHECK(eq_cuda_built() == 1);
     /* the small walk's forms by their variables' values (lib/cuda/cuda.h):
-     * fed in two steps and as one chain unless "off", no crossing records
-     * unless "on" */
+     * fed in two steps and as one chain unless "off", split records from
+     * crossing records' runs unless "off" or "on" */
     CHECK(eq_cuda_fedwalk_form(NULL) == 2 && eq_cuda_fedwalk_form("two") == 2);
     CHECK(eq_cuda_fedwalk_form("end") == 1 && eq_cuda_fedwalk_form("off") == 0);
     CHECK(eq_cuda_walkchain_form(NULL) == 1 && eq_cuda_walkchain_form("on") == 1);
     CHECK(eq_cuda_walkchain_form("off") == 0);
     CHECK(eq_cuda_bigchain_form(NULL) == 1 && eq_cuda_bigchain_form("on") == 1);
     CHECK(eq_cuda_bigchain_form("off") == 0 && eq_cuda_bigchain_form("debug") == 2);
-    CHECK(eq_cuda_crossrec_form(NULL) == 0 && eq_cuda_crossrec_form("on") == 1);
-    CHECK(eq_cuda_crossrec_form("off") == 0);
+    CHECK(eq_cuda_crossrec_form(NULL) == 2 && eq_cuda_crossrec_form("on") == 1);
+    CHECK(eq_cuda_crossrec_form("off") == 0 && eq_cuda_crossrec_form("split") == 2);
     CHECK(fg_alloc(&r, &fmt, 64, 48, 3) == 0);
     CHECK(fg_alloc(&d, &fmt, 64, 48, 0) == 0);
     fg_fill(&r, 1, 1);
