@@ -11,10 +11,16 @@ import sys
 # --light: the fused kernel's and the small walk's stamps only (TF, TW),
 # without split_chunk's and walk_chunks' printf, so that the fused span
 # and its blocks' ends are what they are untraced (session 40)
+# --cross-split: also cross_split's steps (EXACTQUALITY_CUDA_CROSSREC
+# "split", session 47): "TX g np scans parts pieces store", cycles, by the
+# lane that forms the record, and "TP g early formed publish", the cycles
+# of a split block's FED publish before it; their printf lengthens the
+# split blocks, so the fused span and ends are not to be read with it
 split_walk = '--split-walk' in sys.argv[1:]
 light = '--light' in sys.argv[1:]
+cross_split = '--cross-split' in sys.argv[1:]
 assert not (light and split_walk), '--split-walk stamps the finer half, which --light leaves out'
-p = [a for a in sys.argv[1:] if a not in ('--split-walk', '--light')][0]
+p = [a for a in sys.argv[1:] if a not in ('--split-walk', '--light', '--cross-split')][0]
 s = open(p).read()
 def rep(old, new):
     global s
@@ -186,6 +192,42 @@ rep('''            sum = walk_rest(d, c0, sum, pos0, walk, sh.terms, &sh.ex, &sh
         printf("TW %d %d %d %d %llu %llu %llu %lld %lld %lld %lld %lld %lld\\n", s, nch, nrec,
                iters, gt0, gt1, tr_gt(), tk[4] - tk[0], tk[5] - tk[4], tk[1] - tk[5],
                tk[2] - tk[1], tk[6] - tk[2], tk[3] - tk[6]);''')
+if cross_split:
+    rep('''    const int lane = threadIdx.x & 31;
+    const double inc = warp_scan_sum(xs->tot[lane], lane);''', '''    const int lane = threadIdx.x & 31;
+    const long long z0 = clock64();
+    const double inc = warp_scan_sum(xs->tot[lane], lane);''')
+    rep('''    const int tt = __ffs(cross) - 1;
+    const unsigned nz = __ballot_sync(0xffffffffu, x != 0.0);''', '''    const int tt = __ffs(cross) - 1;
+    const long long z1 = clock64();
+    const unsigned nz = __ballot_sync(0xffffffffu, x != 0.0);''')
+    rep('''    /* lane 31: the scans' totals, the pieces (eq_ord_split_pieces, as the''', '''    const long long z2 = clock64();
+    /* lane 31: the scans' totals, the pieces (eq_ord_split_pieces, as the''')
+    rep('''    xs->formed = np >= 0;
+    if (np < 0)
+        return;''', '''    const long long z3 = clock64();
+    xs->formed = np >= 0;
+    if (np < 0)
+        return;''')
+    rep('''        runs[g] = eq_ord_poison();
+    split_idx[g] = slot;
+}''', '''        runs[g] = eq_ord_poison();
+    split_idx[g] = slot;
+    printf("TX %lld %d %lld %lld %lld %lld\\n", g, np, z1 - z0, z2 - z1, z3 - z2, clock64() - z3);
+}''')
+    rep('''    if (FED == 2 && e == EQ_ORD_NONE) {
+        if (tid == 0)
+            runs[g] = eq_ord_poison();''', '''    const long long q0 = clock64();
+    if (FED == 2 && e == EQ_ORD_NONE) {
+        if (tid == 0)
+            runs[g] = eq_ord_poison();''')
+    rep('''    const bool run_left = FED != 2 || e != EQ_ORD_NONE;''', '''    const long long q1 = clock64();
+    const bool run_left = FED != 2 || e != EQ_ORD_NONE;''')
+    rep('''            xsplit = xs.formed;
+        }''', '''            xsplit = xs.formed;
+        }
+        if (tid == 0 && e == EQ_ORD_NONE)
+            printf("TP %lld %d %d %lld\\n", g, (int)early, (int)(early && xs.formed), q1 - q0);''')
 open(p, 'w').write(s)
 if light:
     sys.exit(0)

@@ -4,8 +4,9 @@
 # fused kernel its span and each phase's median / max for split and run
 # chunks, the small walk's phases, split_chunk's steps (the general form
 # and the block's fast split apart), walk_chunks' step
-# kinds, and with patch_ordsum.py --split-walk split_walk's passes by
-# piece count.
+# kinds, with patch_ordsum.py --split-walk split_walk's passes by piece
+# count, and with --cross-split cross_split's steps and the split blocks'
+# FED publish.
 # Cycles become us at the clock the stamps give (about 1.96 GHz).
 import sys, statistics as st
 F, W = [], []
@@ -78,3 +79,14 @@ if SW:
         R = [r for r in SW if r[0] == np_]
         print("split_walk np %d: %d calls, first pass %.0f cycles, checks %.0f cycles (mean), all passed in %d" % (
             np_, len(R), sum(r[1] for r in R) / len(R), sum(r[2] for r in R) / len(R), sum(r[3] for r in R)))
+# patch_ordsum.py --cross-split: cross_split's steps and a split block's
+# FED publish (cycles; their printf lengthens the split blocks)
+TX = [[int(v) for v in l.split()[1:]] for l in open(sys.argv[1]) if l.startswith("TX ")]
+TP = [[int(v) for v in l.split()[1:]] for l in open(sys.argv[1]) if l.startswith("TP ")]
+if TP:
+    print("split blocks n=%d: runs formed before the wait under this plan's binade %d, record formed %d; FED publish us median/max %.2f/%.2f" % (
+        len(TP), sum(r[1] for r in TP), sum(r[2] for r in TP), st.median(r[3] for r in TP) / G, max(r[3] for r in TP) / G))
+if TX:
+    nm = ["scans", "parts", "pieces", "slot+store"]
+    print("cross_split n=%d, np median %d; steps us median/max: " % (len(TX), st.median(r[1] for r in TX)) +
+          "  ".join("%s %.2f/%.2f" % (n, st.median(r[2 + k] for r in TX) / G, max(r[2 + k] for r in TX) / G) for k, n in enumerate(nm)))

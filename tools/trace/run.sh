@@ -23,6 +23,10 @@
 # LIGHT=1 stamps only the fused blocks and the walk (patch_ordsum.py
 # --light): the fused span and the blocks' ends as they are untraced
 # (not with SPLIT_WALK=1, whose stamps lie in the part it leaves out).
+# XS=1 also stamps cross_split's steps and a split block's FED publish
+# (patch_ordsum.py --cross-split, session 47; with the default
+# EXACTQUALITY_CUDA_CROSSREC, split): their printf lengthens the split
+# blocks, so read the fused span from a build without it.
 # SPLIT_WALK=1 also stamps split_walk's two passes (patch_ordsum.py
 # --split-walk, performance.md session 18, item 3); its printf lengthens
 # the walk.
@@ -33,6 +37,7 @@ if [ "${TRACE_REUSE:-0}" != 1 ] || [ ! -x /tmp/b-tr/tools/bench_cuda ]; then
   rm -rf /tmp/tr /tmp/b-tr && mkdir -p /tmp/tr && tar --exclude=./build-cuda --exclude=./.git --exclude=./.dev --exclude=./tests/data -cf - . | tar -xf - -C /tmp/tr
   sw=; [ "${SPLIT_WALK:-0}" = 1 ] && sw=--split-walk
   [ "${LIGHT:-0}" = 1 ] && sw="$sw --light"
+  [ "${XS:-0}" = 1 ] && sw="$sw --cross-split"
   python3 tools/trace/patch_ordsum.py $sw /tmp/tr/lib/cuda/ordsum.cu || exit 1
   (cd /tmp/tr && meson setup /tmp/b-tr -Dgst=disabled -Dcuda=enabled --buildtype=release > $O/build-tr.log 2>&1 && ninja -C /tmp/b-tr tools/bench_cuda >> $O/build-tr.log 2>&1) || { tail -20 $O/build-tr.log; exit 1; }
 fi
