@@ -23,6 +23,10 @@
 # LIGHT=1 stamps only the fused blocks and the walk (patch_ordsum.py
 # --light): the fused span and the blocks' ends as they are untraced
 # (not with SPLIT_WALK=1, whose stamps lie in the part it leaves out).
+# SIZES (default "3840x2160 1920x1080") and METRICS (default ssim) choose
+# the frames: SIZES=576x324 METRICS=ssimulacra2, say, for SSIMULACRA2's
+# fused launch of scales 1.. (one metric at a time: its launches are told
+# apart by time only).
 # XS=1 also stamps cross_split's steps and a split block's FED publish
 # (patch_ordsum.py --cross-split, session 47; with the default
 # EXACTQUALITY_CUDA_CROSSREC, split): their printf lengthens the split
@@ -41,7 +45,7 @@ if [ "${TRACE_REUSE:-0}" != 1 ] || [ ! -x /tmp/b-tr/tools/bench_cuda ]; then
   python3 tools/trace/patch_ordsum.py $sw /tmp/tr/lib/cuda/ordsum.cu || exit 1
   (cd /tmp/tr && meson setup /tmp/b-tr -Dgst=disabled -Dcuda=enabled --buildtype=release > $O/build-tr.log 2>&1 && ninja -C /tmp/b-tr tools/bench_cuda >> $O/build-tr.log 2>&1) || { tail -20 $O/build-tr.log; exit 1; }
 fi
-for sz in 3840x2160 1920x1080; do
-  /tmp/b-tr/tools/bench_cuda --sizes $sz --metrics ssim --frames 4 --warmup 2 --profile > $O/trace-$sz.log 2>&1
+for sz in ${SIZES:-3840x2160 1920x1080}; do
+  /tmp/b-tr/tools/bench_cuda --sizes $sz --metrics ${METRICS:-ssim} --frames 4 --warmup 2 --profile > $O/trace-$sz.log 2>&1
   echo "== $sz"; grep profile $O/trace-$sz.log; python3 tools/trace/report.py $O/trace-$sz.log
 done
