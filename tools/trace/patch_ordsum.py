@@ -215,14 +215,12 @@ if cross_split:
     split_idx[g] = slot;
     printf("TX %lld %d %lld %lld %lld %lld\\n", g, np, z1 - z0, z2 - z1, z3 - z2, clock64() - z3);
 }''')
-    rep('''    if (FED == 2 && e == EQ_ORD_NONE) {
-        if (tid == 0)
-            runs[g] = eq_ord_poison();''', '''    const long long q0 = clock64();
-    if (FED == 2 && e == EQ_ORD_NONE) {
-        if (tid == 0)
-            runs[g] = eq_ord_poison();''')
-    rep('''    const bool run_left = FED != 2 || e != EQ_ORD_NONE;''', '''    const long long q1 = clock64();
-    const bool run_left = FED != 2 || e != EQ_ORD_NONE;''')
+    # (the lines' beginnings only: docs/patches/s47pub.diff ends them
+    # otherwise)
+    rep('''    if (FED == 2 && e == EQ_ORD_NONE''', '''    const long long q0 = clock64();
+    if (FED == 2 && e == EQ_ORD_NONE''')
+    rep('''    const bool run_left = FED != 2 || e != EQ_ORD_NONE''', '''    const long long q1 = clock64();
+    const bool run_left = FED != 2 || e != EQ_ORD_NONE''')
     rep('''            xsplit = xs.formed;
         }''', '''            xsplit = xs.formed;
         }
