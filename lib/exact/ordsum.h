@@ -1709,6 +1709,110 @@ EQ_HD static inline int eq_ord_split_from_cross(const double *x, int n, int lane
     return eq_ord_split_from_cross_at(x, per, n, lanes, per, tot, P, S, e0, approx, p);
 }
 
+/* The most pieces eq_ord_first_pieces forms (the device keeps them in
+ * the fused kernel's shared memory) */
+#define EQ_ORD_FIRST_PIECES 48
+
+/*
+ * A sum's first chunk in pieces, to be walked from +0.0 (the fused
+ * kernel's first chunk, where one thread otherwise adds its 1024 terms
+ * one after another: lib/cuda/ordsum.cu, first_rising, a warp): n terms
+ * as `lanes` lanes of `per` (eq_ord_lane_term's layout, rs between lanes).
+ * The approximate prefix is a warp's: each lane's terms added in order
+ * from +0.0, those totals scanned (eq_ord_warp_scan_sum), then each lane's
+ * terms added in order from 0.0 + the scan before it. Each non-zero term
+ * gets its code (eq_ord_split_code), and a piece starts where
+ * EQ_ORD_SPLIT_HEAD says, as in a split record: a crossing term is a piece
+ * alone (the loop's add; its run empty), any other piece holds rising
+ * terms (eq_ord_rising_term OK under its binade) and its run is
+ * eq_ord_rising_part of their increments' total and its first term's.
+ * Returns the pieces' count (p[0 .. np-1]), or -1 where a term of a
+ * stretch is not rising or there would be more than maxp pieces. Advice,
+ * as every record: eq_ord_first_sum walks them from +0.0 with their
+ * checks.
+ */
+EQ_HD static inline int eq_ord_first_pieces(const double *x, int rs, int n, int lanes, int per,
+                                            int maxp, EqOrdPiece *p)
+{
+#define EQ_X_(i) eq_ord_lane_term(x, rs, per, i)
+    double inc[EQ_ORD_CROSS_LANES];
+    int64_t d = 0, f = 0;
+    int l, i, np = 0, prev = EQ_ORD_SPLIT_NOCODE;
+    if (lanes > EQ_ORD_CROSS_LANES)
+        return -1;
+    for (l = 0; l < lanes; l++) {
+        const int a = eq_ord_lane_at(l, per, n), b = eq_ord_lane_at(l + 1, per, n);
+        inc[l] = 0.0;
+        for (i = a; i < b; i++)
+            inc[l] += EQ_X_(i);
+    }
+    eq_ord_warp_scan_sum(inc, lanes);
+    for (l = 0; l < lanes; l++) {
+        const int a = eq_ord_lane_at(l, per, n), b = eq_ord_lane_at(l + 1, per, n);
+        double cur = 0.0 + (l ? inc[l - 1] : 0.0);
+        for (i = a; i < b; i++) {
+            const double xi = EQ_X_(i);
+            int64_t up = 0;
+            int code;
+            if (xi == 0.0)
+                continue;
+            code = eq_ord_split_code(cur, xi);
+            cur += xi;
+            if (code != EQ_ORD_CROSS && eq_ord_rising_term(xi, code, &up) != EQ_ORD_RISING_OK)
+                return -1;
+            if (EQ_ORD_SPLIT_HEAD(code, prev)) {
+                if (np > 0 && p[np - 1].e != EQ_ORD_CROSS)
+                    p[np - 1].run = eq_ord_rising_part(d, f);
+                if (np == maxp)
+                    return -1;
+                p[np].run = eq_ord_empty();
+                p[np].x = xi;
+                p[np].e = code;
+                p[np].start = i;
+                np++;
+                d = 0;
+                f = up;
+            }
+#if EQ_ORDSUM_MUTATION == 21
+            d += code != EQ_ORD_CROSS && i != p[np - 1].start ? up : 0; /* mutation: a head's
+                                                                          increment left out */
+#else
+            d += code != EQ_ORD_CROSS ? up : 0;
+#endif
+            prev = code;
+        }
+    }
+    if (np > 0 && p[np - 1].e != EQ_ORD_CROSS)
+        p[np - 1].run = eq_ord_rising_part(d, f);
+    return np;
+#undef EQ_X_
+}
+
+/* The loop's sum of a sum's first chunk (as eq_ord_first_pieces takes it)
+ * from +0.0: its pieces walked (eq_ord_walk_record), and from the first
+ * piece whose check fails, or from the first term where there are no
+ * pieces, the plain adds. *how: 1 the pieces walked whole, 2 a check
+ * failed, 0 no pieces. The same bits as the loop whatever the pieces. */
+EQ_HD static inline double eq_ord_first_sum(const double *x, int rs, int n, int lanes, int per,
+                                            int maxp, int *how)
+{
+    EqOrdPiece p[EQ_ORD_FIRST_PIECES];
+    double s = 0.0;
+    int i, from = 0;
+    const int np = eq_ord_first_pieces(
+        x, rs, n, lanes, per, maxp < EQ_ORD_FIRST_PIECES ? maxp : EQ_ORD_FIRST_PIECES, p);
+    *how = 0;
+    if (np >= 0) {
+        from = eq_ord_walk_record(&s, p, np, -1);
+        *how = from < 0 ? 1 : 2;
+        if (from < 0)
+            return s;
+    }
+    for (i = from; i < n; i++)
+        s += eq_ord_lane_term(x, rs, per, i);
+    return s;
+}
+
 /* A segment starts at chunk c when c is the first chunk of an aligned group
  * of chunks_per_segment chunks, when its planned binade differs from the
  * previous chunk's, or when either is planned term by term. */

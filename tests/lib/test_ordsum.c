@@ -711,6 +711,75 @@ static void rising_parts(long rounds)
     CHECK(used > rounds / 2 && poisoned > used / 20 && poisoned < used / 2);
 }
 
+/* A sum's first chunk in pieces walked from +0.0 (eq_ord_first_pieces,
+ * eq_ord_first_sum: the device's first chunk, first_rising) against the
+ * loop, bit for bit, on five kinds: SSIM-like floats in [0.3, 1), floats
+ * in [0, 1) with zeros, mixed signs (no pieces), a wide range (pieces past
+ * the most, or checks that fail), and a chunk whose approximate prefix
+ * misleads: 2 - k u, then terms of 3/4 u (u = 2^-52) that the loop rounds
+ * to u each and the lanes' totals keep at 3/4 u, so that lane 2's
+ * prefix is below 2 where the sum is at 2 (its piece's check fails, and
+ * the plain adds go on). The rows layout of the device (rs 33, NaN
+ * between the rows) gives the same sum and the same path. */
+static void first_chunks(long rounds)
+{
+    long k, how_n[3] = {0, 0, 0}, kind_whole[5] = {0, 0, 0, 0, 0};
+    int ssim_pieces_max = 0;
+    for (k = 0; k < rounds; k++) {
+        double x[1024], rows[32 * 33], loop = 0.0;
+        const int kind = (int)(k % 5);
+        const int n = rnd() % 4 ? 1024 : 1 + (int)(rnd() % 1024);
+        const int kk = 20 + (int)(rnd() % 20);
+        int i, how, how_rows;
+        for (i = 0; i < n; i++) {
+            const double u = rnd01();
+            switch (kind) {
+            case 0:
+                x[i] = (double)(float)(0.3 + 0.7 * u);
+                break;
+            case 1:
+                x[i] = rnd() % 8 == 0 ? 0.0 : (double)(float)u;
+                break;
+            case 2:
+                x[i] = u - 0.25;
+                break;
+            case 3:
+                x[i] = ldexp(0.5 + u, (int)(rnd() % 40) - 20);
+                break;
+            default:
+                x[i] = i == 0 ? 2.0 - kk * 0x1p-52 : i < 32 ? 0.0 : 0.75 * 0x1p-52;
+                break;
+            }
+        }
+        for (i = 0; i < 32 * 33; i++)
+            rows[i] = NAN;
+        for (i = 0; i < n; i++) {
+            rows[(i / 32) * 33 + i % 32] = x[i];
+            loop += x[i];
+        }
+        {
+            const double got = eq_ord_first_sum(x, 32, n, 32, 32, EQ_ORD_FIRST_PIECES, &how);
+            const double got_rows =
+                eq_ord_first_sum(rows, 33, n, 32, 32, EQ_ORD_FIRST_PIECES, &how_rows);
+            CHECK(same_bits(got, loop) && same_bits(got_rows, loop) && how == how_rows);
+        }
+        how_n[how]++;
+        kind_whole[kind] += how == 1;
+        if (kind == 0) {
+            EqOrdPiece pc[EQ_ORD_FIRST_PIECES];
+            const int np = eq_ord_first_pieces(x, 32, n, 32, 32, EQ_ORD_FIRST_PIECES, pc);
+            ssim_pieces_max = np > ssim_pieces_max ? np : ssim_pieces_max;
+        }
+    }
+    printf("first chunks: %ld, %ld walked whole in pieces (by kind %ld %ld %ld %ld %ld), %ld "
+           "handed to the plain adds by a check, %ld without pieces; SSIM-like chunks in at "
+           "most %d pieces\n",
+           rounds, how_n[1], kind_whole[0], kind_whole[1], kind_whole[2], kind_whole[3],
+           kind_whole[4], how_n[2], how_n[0], ssim_pieces_max);
+    CHECK(kind_whole[0] > rounds / 5 * 9 / 10 && kind_whole[1] > rounds / 5 / 2);
+    CHECK(kind_whole[2] == 0 && how_n[2] > rounds / 5 / 2);
+}
+
 /* A rising stretch (eq_ord_rising_parity, eq_ord_rising_entry): positive
  * terms with increments of at most 2^52 units, exact halves among them,
  * some long enough to pass EQ_ORD_CAP. The run from integer prefixes, as
@@ -1702,6 +1771,7 @@ int main(void)
     rising_terms(400000);
     rising_stretches(3000);
     rising_parts(20000);
+    first_chunks(5000);
     short_records(200000);
     chain_walks(100000);
     cross_chunks(20000);
