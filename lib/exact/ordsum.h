@@ -1715,8 +1715,9 @@ EQ_HD static inline int eq_ord_split_from_cross(const double *x, int n, int lane
 
 /*
  * A sum's first chunk in pieces, to be walked from +0.0 (the fused
- * kernel's first chunk, where one thread otherwise adds its 1024 terms
- * one after another: lib/cuda/ordsum.cu, first_rising, a warp): n terms
+ * kernel's first chunk, where one thread adds its 1024 terms one after
+ * another: docs/patches/s47first.diff's first_rising, a warp, not yet run
+ * on a GPU, forms these): n terms
  * as `lanes` lanes of `per` (eq_ord_lane_term's layout, rs between lanes).
  * The approximate prefix is a warp's: each lane's terms added in order
  * from +0.0, those totals scanned (eq_ord_warp_scan_sum), then each lane's
