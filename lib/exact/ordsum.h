@@ -1569,6 +1569,20 @@ EQ_HD static inline double eq_ord_lane_term(const double *x, int rs, int per, in
     return x[(i / per) * rs + i % per];
 }
 
+/* Each lane's terms (as eq_ord_lane_term holds n of them) added in order
+ * from +0.0, as a warp's lane adds its row: tot[0 .. lanes-1] */
+EQ_HD static inline void eq_ord_lane_totals(const double *x, int rs, int per, int n, int lanes,
+                                            double *tot)
+{
+    int l, i;
+    for (l = 0; l < lanes; l++) {
+        const int a = eq_ord_lane_at(l, per, n), b = eq_ord_lane_at(l + 1, per, n);
+        tot[l] = 0.0;
+        for (i = a; i < b; i++)
+            tot[l] += eq_ord_lane_term(x, rs, per, i);
+    }
+}
+
 /* Where eq_ord_split_from_cross_at found the crossing, and the parts of
  * the crossing lane l (its terms [l per, b)) around the crossing term t:
  * r1 and r3, the runs of its non-zero terms before t under e0 and after t
@@ -1697,15 +1711,9 @@ EQ_HD static inline int eq_ord_split_from_cross(const double *x, int n, int lane
                                                 double approx, EqOrdPiece *p)
 {
     double tot[EQ_ORD_CROSS_LANES];
-    int l, i;
     if (lanes > EQ_ORD_CROSS_LANES)
         return -1;
-    for (l = 0; l < lanes; l++) {
-        const int a = eq_ord_lane_at(l, per, n), b = eq_ord_lane_at(l + 1, per, n);
-        tot[l] = 0.0;
-        for (i = a; i < b; i++)
-            tot[l] += x[i];
-    }
+    eq_ord_lane_totals(x, per, per, n, lanes, tot);
     return eq_ord_split_from_cross_at(x, per, n, lanes, per, tot, P, S, e0, approx, p);
 }
 
@@ -1741,12 +1749,7 @@ EQ_HD static inline int eq_ord_first_pieces(const double *x, int rs, int n, int 
     int l, i, np = 0, prev = EQ_ORD_SPLIT_NOCODE;
     if (lanes > EQ_ORD_CROSS_LANES)
         return -1;
-    for (l = 0; l < lanes; l++) {
-        const int a = eq_ord_lane_at(l, per, n), b = eq_ord_lane_at(l + 1, per, n);
-        inc[l] = 0.0;
-        for (i = a; i < b; i++)
-            inc[l] += EQ_X_(i);
-    }
+    eq_ord_lane_totals(x, rs, per, n, lanes, inc);
     eq_ord_warp_scan_sum(inc, lanes);
     for (l = 0; l < lanes; l++) {
         const int a = eq_ord_lane_at(l, per, n), b = eq_ord_lane_at(l + 1, per, n);
