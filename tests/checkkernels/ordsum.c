@@ -244,6 +244,12 @@ static void partials_free(EqCudaSumPartials *p)
     free(p->approx);
 }
 
+/* How many of a sum's n terms chunk c holds (1024, fewer in the last) */
+static int chunk_len(size_t n, size_t c)
+{
+    return n - c * 1024 < 1024 ? (int)(n - c * 1024) : 1024;
+}
+
 /* The terms of case sc from `first` (count of them, each the term its
  * kind forms) in v; returns whether one is non-zero */
 static int chunk_terms(const EqCudaSumCase *sc, size_t first, int count, double *v)
@@ -412,7 +418,7 @@ static void ordsum_cross(CkContext *ck, int kind, const EqCudaSumCase *sc, int n
             const size_t n = rc[k].n, nch = eq_cuda_stage_ordsum_chunks(n);
             for (size_t c = 0; c < nch && n; c++) {
                 const size_t g = c0 + c;
-                const int cnt = n - c * 1024 < 1024 ? (int)(n - c * 1024) : 1024;
+                const int cnt = chunk_len(n, c);
                 double v[EQ_CUDA_CROSS_TERMS];
                 const int nonzero = chunk_terms(&rc[k], c * 1024, cnt, v);
                 const int e0 = crossing_binade(&part[r], g, nonzero, c, prewalk);
@@ -530,7 +536,7 @@ static void ordsum_cross_split(CkContext *ck, int kind, const EqCudaSumCase *sc,
             const size_t n = rc[k].n, nch = eq_cuda_stage_ordsum_chunks(n);
             for (size_t c = 0; c < nch && n; c++) {
                 const size_t g = c0 + c;
-                const int cnt = n - c * 1024 < 1024 ? (int)(n - c * 1024) : 1024;
+                const int cnt = chunk_len(n, c);
                 const EqCudaSplit *rec = &part[r].split[g];
                 if (rec->np >= 0)
                     bad += !split_ok(rec, rc[k].x, rc[k].stride, c * 1024, cnt);
@@ -733,7 +739,7 @@ static void ordsum_small_and_lie(CkContext *ck, int kind, const EqCudaSumCase *c
             bad = 0;
             for (size_t c = 0; c < nch; c++) {
                 const EqCudaSplit *sp = &part[3].split[c0 + c];
-                const int cnt = n - c * 1024 < 1024 ? (int)(n - c * 1024) : 1024;
+                const int cnt = chunk_len(n, c);
                 bad += !eq_ord_same_run(&runs[c], &part[3].runs[c0 + c]);
                 bad += seg_len[c] != part[3].seg_len[c0 + c] ||
                        (seg_len[c] > 0 && !eq_ord_same_run(&seg[c], &part[3].seg[c0 + c]));
@@ -1274,7 +1280,7 @@ void ck_ordsum(CkContext *ck)
                         bad_split += (sp->np < 0) != (part[0].split[c0 + c].np < 0);
                         if (sp->np < 0)
                             continue;
-                        const int cnt = n - c * 1024 < 1024 ? (int)(n - c * 1024) : 1024;
+                        const int cnt = chunk_len(n, c);
                         bad_split += dplan[c] != EQ_ORD_NONE ||
                                      !split_ok(sp, cases[i].x, cases[i].stride, c * 1024, cnt);
                         split_checked += r == 0;
