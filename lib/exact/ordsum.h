@@ -1569,18 +1569,25 @@ EQ_HD static inline double eq_ord_lane_term(const double *x, int rs, int per, in
     return x[(i / per) * rs + i % per];
 }
 
-/* Each lane's terms (as eq_ord_lane_term holds n of them) added in order
- * from +0.0, as a warp's lane adds its row: tot[0 .. lanes-1] */
+/* Lane l's terms (as eq_ord_lane_term holds n of them) added in order
+ * from +0.0, as a warp's lane adds its row */
+EQ_HD static inline double eq_ord_lane_total(const double *x, int rs, int per, int n, int l)
+{
+    const int a = eq_ord_lane_at(l, per, n), b = eq_ord_lane_at(l + 1, per, n);
+    double t = 0.0;
+    int i;
+    for (i = a; i < b; i++)
+        t += eq_ord_lane_term(x, rs, per, i);
+    return t;
+}
+
+/* eq_ord_lane_total of each lane: tot[0 .. lanes-1] */
 EQ_HD static inline void eq_ord_lane_totals(const double *x, int rs, int per, int n, int lanes,
                                             double *tot)
 {
-    int l, i;
-    for (l = 0; l < lanes; l++) {
-        const int a = eq_ord_lane_at(l, per, n), b = eq_ord_lane_at(l + 1, per, n);
-        tot[l] = 0.0;
-        for (i = a; i < b; i++)
-            tot[l] += eq_ord_lane_term(x, rs, per, i);
-    }
+    int l;
+    for (l = 0; l < lanes; l++)
+        tot[l] = eq_ord_lane_total(x, rs, per, n, l);
 }
 
 /* Where eq_ord_split_from_cross_at found the crossing, and the parts of
