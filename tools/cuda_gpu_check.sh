@@ -317,12 +317,13 @@ for s in $steps; do
       mut crossscan 's/                    r = eq_ord_compose(y, r);/                    r = eq_ord_compose(r, y);/'
       mut crosschain 's/            ok \&= end < 0 \&\& eq_exp_field(y) != 0x7ff;/            ok \&= eq_exp_field(y) != 0x7ff;/'
       # split records formed from crossing records' runs (EQ_CUDA_CROSSREC_ENV
-      # "split", session 46): a lane's total without its last term; the form
-      # taken whatever binade the runs were formed under; the plan's prefix
-      # after the chunk given as the one before it; the record's last piece
+      # "split", session 46): a lane's total formed from its neighbour's
+      # terms; the form taken whatever binade the runs were formed under;
+      # the plan's prefix after the chunk given as the one before it; the
+      # record's last piece
       # not copied to the pool; the crossing lane's part after the crossing
       # composed in the wrong order
-      mut xstot 's/            tot += rp\[k\];/            tot += k < nt - 1 ? rp[k] : 0.0;/'
+      mut xstot 's/        xs->tot\[lane\] = eq_ord_lane_total(stage, RUNS_ROW, 32, count, lane);/        xs->tot[lane] = eq_ord_lane_total(stage, RUNS_ROW, 32, count, lane ^ 1);/'
       mut xsearly 's/        const bool early = e0 != EQ_ORD_NONE \&\& e0 == early_e0;/        const bool early = e0 != EQ_ORD_NONE \&\& early_e0 != EQ_ORD_NONE;/'
       mut xsapprox 's/cross_split(stage, count, e0, own_prefix, g,/cross_split(stage, count, e0, own_prefix + cs, g,/'
       mut xscopy 's/^            for (int q = 0; q < np; q++)$/            for (int q = 0; q < np - 1; q++)/'

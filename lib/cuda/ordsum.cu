@@ -1315,13 +1315,10 @@ static __device__ __forceinline__ void cross_split_runs(const double *stage, int
     } else if (tid < 96) {
         const int nt = eq_ord_lane_at(lane + 1, 32, count) - eq_ord_lane_at(lane, 32, count);
         const double *rp = stage + lane * RUNS_ROW;
-        double tot = 0.0;
         bool nz = false;
-        for (int k = 0; k < nt; k++) {
-            tot += rp[k];
+        for (int k = 0; k < nt; k++)
             nz |= rp[k] != 0.0;
-        }
-        xs->tot[lane] = tot;
+        xs->tot[lane] = eq_ord_lane_total(stage, RUNS_ROW, 32, count, lane);
         const unsigned m = __ballot_sync(0xffffffffu, nz);
         if (lane == 0)
             xs->nz_rows = m;
