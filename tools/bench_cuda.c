@@ -9,7 +9,7 @@
  *
  *   bench_cuda [--frames N] [--warmup N] [--sizes 576x324,1920x1080,3840x2160]
  *              [--metrics psnr,ssim,ms_ssim,ssimulacra2] [--threads N,... [--tree]]
- *              [--profile [--tree]] [--interleave]
+ *              [--profile [--tree]] [--interleave | --interleave-same]
  *
  * Frames rotate among 4 seeded pairs so that the L2 cache does not hold
  * the input. Device-input times are CUDA events on the caller's stream
@@ -207,12 +207,19 @@ done:
     return m;
 }
 
-/* --interleave: the exact and the tree sums frame by frame on one scorer
- * (exact, then tree, on the same pair), so that whatever drifts during a
- * run (clocks, the host's load) falls on both; median ms/frame of each in
- * ms[0] (exact) and ms[1] (tree), CUDA-event medians in ev[] for device
- * input. Returns -1 when scoring failed. */
-static int run_interleaved(EqScorer *sc, Pairs *p, int input, int warmup, int frames,
+/* --interleave: the exact and the tree sums frame by frame on one scorer,
+ * so that whatever drifts during a run (clocks, the host's load) falls on
+ * both; median ms/frame of each in ms[0] (exact) and ms[1] (tree),
+ * CUDA-event medians in ev[] for device input. Returns -1 when scoring
+ * failed. Step n scores two pairs, 2n and 2n + 1 (mod NPAIRS), exact first
+ * in two steps of four and tree first in the others, so that each sum mode
+ * sees every pair, as often first as second, and never the pair the other
+ * just read: a 4K pair (25 MB) fits in the L2 cache, and the second call
+ * on the same pair found its input there. `same` (--interleave-same) keeps
+ * that older order, exact then tree on one pair, to show its bias (PSNR,
+ * whose two modes are one kernel, measured 1.25 at 4K on an H100 so:
+ * docs/performance.md, session 48). */
+static int run_interleaved(EqScorer *sc, Pairs *p, int input, int warmup, int frames, int same,
                            double ms[2], double ev[2])
 {
     double *t[2], *te[2];
@@ -225,10 +232,13 @@ static int run_interleaved(EqScorer *sc, Pairs *p, int input, int warmup, int fr
     }
     timer_open(&tm);
     for (int i = -warmup; i < frames; i++) {
-        for (int m = 0; m < 2; m++) {
+        const int n = i + warmup;
+        for (int j = 0; j < 2; j++) {
+            const int m = same ? j : j ^ ((n >> 1) & 1); /* 0: exact, 1: tree */
+            const int k = same ? n % NPAIRS : (2 * n + j) % NPAIRS;
             double wall, e;
             eq_cuda_set_sum_mode(sc->cuda, m ? EQ_CUDA_SUM_TREE : EQ_CUDA_SUM_EXACT);
-            if (score_once(sc, p, (i + warmup) % NPAIRS, input, &tm, &wall, &e) < 0)
+            if (score_once(sc, p, k, input, &tm, &wall, &e) < 0)
                 goto done;
             if (i >= 0) {
                 t[m][i] = wall;
@@ -354,11 +364,13 @@ int main(int argc, char **argv)
             tree = 1; /* with --profile: the tree sums instead; with --threads: too */
         else if (!strcmp(argv[i], "--interleave"))
             interleave = 1; /* exact and tree frame by frame (run_interleaved) */
+        else if (!strcmp(argv[i], "--interleave-same"))
+            interleave = 2; /* the same, both on one pair, exact first (biased) */
         else {
             fprintf(stderr,
                     "usage: %s [--frames N] [--warmup N] [--sizes WxH,...] "
                     "[--metrics a,b] [--threads N,... [--tree]] [--profile [--tree]] "
-                    "[--interleave]\n",
+                    "[--interleave | --interleave-same]\n",
                     argv[0]);
             return 2;
         }
@@ -417,12 +429,14 @@ int main(int argc, char **argv)
             }
             for (int in = IN_DEVICE; interleave && in <= IN_PAGEABLE; in++) {
                 double ms[2], ev[2];
-                if (run_interleaved(sc, p, in, warmup, frames, ms, ev) < 0)
+                if (run_interleaved(sc, p, in, warmup, frames, interleave == 2, ms, ev) < 0)
                     return 1;
-                printf("%-10s %-12s %-14s %10.4f %10.4f %10.4f %8.3f interleaved (tree event "
+                printf("%-10s %-12s %-14s %10.4f %10.4f %10.4f %8.3f %s (tree event "
                        "%.4f, ex/tree %.3f)\n",
                        sv, eq_metric_name(m), in_names[in], ms[0], ms[1], ev[0],
-                       ms[1] > 0 ? ms[0] / ms[1] : 0, ev[1], ev[1] > 0 ? ev[0] / ev[1] : 0);
+                       ms[1] > 0 ? ms[0] / ms[1] : 0,
+                       interleave == 2 ? "interleaved on one pair" : "interleaved", ev[1],
+                       ev[1] > 0 ? ev[0] / ev[1] : 0);
                 fflush(stdout);
             }
             for (int in = IN_DEVICE; !interleave && in <= IN_PAGEABLE; in++) {
