@@ -460,9 +460,10 @@ int main(int argc, char **argv)
                     continue;
                 n = n > 16 ? 16 : n;
                 for (int in = IN_DEVICE; in <= IN_PINNED; in++) {
+                    static const int modes[2] = {EQ_CUDA_SUM_EXACT, EQ_CUDA_SUM_TREE};
                     double exact_agg = 0;
-                    for (int mode = EQ_CUDA_SUM_EXACT; mode <= (tree ? EQ_CUDA_SUM_TREE : 0);
-                         mode++) {
+                    for (int mi = 0; mi < (tree ? 2 : 1); mi++) {
+                        const int mode = modes[mi];
                         double agg, agg_setup, med;
                         if (run_threads(&s, p, n, in, frames, mode, &agg, &agg_setup, &med) <
                             0) {
