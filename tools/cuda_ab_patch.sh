@@ -8,11 +8,14 @@
 # .dev/abtree, which the call carries; the working tree stays as it is):
 #   tools/cuda_ab_patch.sh prepare docs/patches/NAME.diff
 # On the GPU machine (the device tool's run, carry [".dev"]):
-#   OUT=$OUT SEED=N [MUTANTS="name .."] [TRACE=1] [LIMIT=s] tools/cuda_ab_patch.sh run
+#   OUT=$OUT SEED=N [MUTANTS="name .."] [TRACE=1] [LIMIT=s] [FRAMES=n] tools/cuda_ab_patch.sh run
 #
 # run: copies the tree and lays .dev/abtree over the copy; builds the
-# tree's bench_cuda and the copy at once; then two interleaved rounds of
-# SSIM at 4K and 1080p (tree, then copy); the copy's kernels, parity and
+# tree's bench_cuda and the copy at once; then three interleaved rounds of
+# SSIM at 4K and 1080p (tree, then copy; FRAMES frames each, default 2000:
+# rounds of 300 spread by 0.05-0.1 in the ratio from one round to the
+# next, rounds of 2000 by 0.01, docs/performance.md session 48); the
+# copy's kernels, parity and
 # fixtures (FIX, default .dev/fix) with cuda_gpu_check.sh's own mutation
 # step for MUTANTS beside them (each must be red, its unmutated tree
 # green); with TRACE=1 each tree's light trace (tools/trace/run.sh).
@@ -64,11 +67,11 @@ bld $B $B-build copy
 wait
 echo "builds $(( $(date +%s) - t0 )) s"
 
-for r in 1 2; do
+for r in 1 2 3; do
   for v in tree copy; do
     b=$A-build; [ $v = copy ] && b=$B-build
-    timeout 60 $b/tools/bench_cuda --sizes 3840x2160,1920x1080 --metrics ssim --frames 300 \
-      --warmup 30 --interleave 2>&1 | grep ' device ' | sed "s/^/$v r$r: /"
+    timeout 60 $b/tools/bench_cuda --sizes 3840x2160,1920x1080 --metrics ssim \
+      --frames ${FRAMES:-2000} --warmup 50 --interleave 2>&1 | grep ' device ' | sed "s/^/$v r$r: /"
   done
 done
 echo "bench $(( $(date +%s) - t0 )) s"

@@ -11,7 +11,8 @@
 #       trace (nsys timeline of a 4K SSIMULACRA2 frame, exact and tree;
 #       needs nsys, which the GPU machine lacks),
 #       racecheck-ordsum, crossrec-ab (SSIM at 4K and 1080p interleaved,
-#       EXACTQUALITY_CUDA_CROSSREC off then split, two rounds; parity with
+#       EXACTQUALITY_CUDA_CROSSREC off then split, three rounds of 2000
+#       frames; parity with
 #       off, split being the default; the light traces of split and off:
 #       tools/trace/run.sh),
 #       racecheck-ssim-front racecheck-s2 (one stage of racecheck each), and kernels-plan
@@ -101,10 +102,10 @@ for s in $steps; do
     bench4k) run bench4k 240 "$B/tools/bench_cuda" --sizes 3840x2160 --frames 50 --warmup 5 --metrics ssim,ms_ssim,ssimulacra2; cat "$OUT/bench4k.log" ;;
     threads) run threads 300 "$B/tools/bench_cuda" --sizes 1920x1080,3840x2160 --metrics ssimulacra2 --frames 100 --warmup 10 --threads 1,2,4,8; cat "$OUT/threads.log" ;;
     crossrec-ab)
-      for r in 1 2; do
+      for r in 1 2 3; do
         for v in off split; do
           EXACTQUALITY_CUDA_CROSSREC=$v timeout 60 "$B/tools/bench_cuda" --sizes 3840x2160,1920x1080 \
-            --metrics ssim --frames 300 --warmup 30 --interleave 2>&1 | grep ' device ' | sed "s/^/$v r$r: /"
+            --metrics ssim --frames 2000 --warmup 50 --interleave 2>&1 | grep ' device ' | sed "s/^/$v r$r: /"
         done
       done
       EXACTQUALITY_CUDA_CROSSREC=off run parity-off 200 "$B/tests/lib/test_cuda_parity" --seed "$SEED"
@@ -577,15 +578,15 @@ print("%s frame span %.1f us" % (sys.argv[2], end))
 PY
       done ;;
     ratios)
-      # exact / tree of the default forms, interleaved (--interleave: exact
-      # then tree on each frame pair), three rounds: SSIM at 4K and 1080p,
-      # MS-SSIM and SSIMULACRA2 at 4K
+      # exact / tree of the default forms, interleaved (--interleave: each
+      # sum mode on its own frame pair, each first as often as second),
+      # three rounds: SSIM at 4K and 1080p, MS-SSIM and SSIMULACRA2 at 4K
       for r in 1 2 3; do
         L="$OUT/ratios-$r.log"
-        timeout 150 "$B/tools/bench_cuda" --sizes 3840x2160,1920x1080 --metrics ssim --frames 300 \
-          --warmup 30 --interleave > "$L" 2>&1
-        timeout 150 "$B/tools/bench_cuda" --sizes 3840x2160 --metrics ms_ssim,ssimulacra2 --frames 100 \
-          --warmup 10 --interleave >> "$L" 2>&1
+        timeout 150 "$B/tools/bench_cuda" --sizes 3840x2160,1920x1080 --metrics ssim --frames 2000 \
+          --warmup 50 --interleave > "$L" 2>&1
+        timeout 150 "$B/tools/bench_cuda" --sizes 3840x2160 --metrics ms_ssim,ssimulacra2 --frames 300 \
+          --warmup 20 --interleave >> "$L" 2>&1
         grep -E ' device ' "$L" | sed "s/^/round $r: /"
       done ;;
   esac
