@@ -15,10 +15,10 @@
 # SSIM at 4K and 1080p (tree, then copy; FRAMES frames each, default 2000:
 # rounds of 300 spread by 0.05-0.1 in the ratio from one round to the
 # next, rounds of 2000 by 0.01, docs/performance.md session 48); the
-# copy's kernels, parity and
-# fixtures (FIX, default .dev/fix) with cuda_gpu_check.sh's own mutation
-# step for MUTANTS beside them (each must be red, its unmutated tree
-# green); with TRACE=1 each tree's light trace (tools/trace/run.sh).
+# copy's kernels, parity and fixtures (FIX, default .dev/fix) with
+# cuda_gpu_check.sh's own mutation step for MUTANTS beside them (each must
+# be red, its unmutated tree green); with TRACE=1 each tree's light trace
+# (tools/trace/run.sh).
 # Steps stop LIMIT seconds (default 420) after the start.
 set -u
 export PATH=$PATH:/usr/local/cuda/bin

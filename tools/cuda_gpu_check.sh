@@ -12,9 +12,8 @@
 #       needs nsys, which the GPU machine lacks),
 #       racecheck-ordsum, crossrec-ab (SSIM at 4K and 1080p interleaved,
 #       EXACTQUALITY_CUDA_CROSSREC off then split, three rounds of 2000
-#       frames; parity with
-#       off, split being the default; the light traces of split and off:
-#       tools/trace/run.sh),
+#       frames; parity with off, split being the default; the light traces
+#       of split and off: tools/trace/run.sh),
 #       racecheck-ssim-front racecheck-s2 (one stage of racecheck each), and kernels-plan
 #       parity-plan memcheck-plan bench-plan (the same with
 #       EXACTQUALITY_CUDA_WALK=plan; the default walk is seq), kernels-scan
