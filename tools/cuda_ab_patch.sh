@@ -19,7 +19,8 @@
 # cuda_gpu_check.sh's own mutation step for MUTANTS beside them (each must
 # be red, its unmutated tree green); with TRACE=1 each tree's light trace
 # (tools/trace/run.sh).
-# Steps stop LIMIT seconds (default 420) after the start.
+# Steps stop LIMIT seconds (default 420) after the start. At the end the
+# logs under OUT are packed into OUT/logs.tar.gz (BUNDLE=0: not).
 set -u
 export PATH=$PATH:/usr/local/cuda/bin
 cmd=${1:-}
@@ -97,3 +98,9 @@ if [ "${TRACE:-0}" = 1 ] && [ "$(left)" -gt 60 ]; then
   done
 fi
 echo "total $(( $(date +%s) - t0 )) s"
+# every log in one file: the device tool brings back at most 8 files from
+# $OUT, two folders down (its README); BUNDLE=0 leaves them as they are
+if [ "${BUNDLE:-1}" = 1 ] && tar -czf /tmp/ab-logs.tar.gz -C "$O" . 2>/dev/null; then
+  find "$O" -mindepth 1 -delete && mv /tmp/ab-logs.tar.gz "$O/logs.tar.gz"
+  echo "logs: $O/logs.tar.gz"
+fi

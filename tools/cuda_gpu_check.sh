@@ -18,6 +18,7 @@
 #       parity-plan memcheck-plan bench-plan (the same with
 #       EXACTQUALITY_CUDA_WALK=plan; the default walk is seq), kernels-scan
 # upload: the copies of the banded upload (tools/bench_upload)
+# bundle: every log under $OUT packed into $OUT/logs.tar.gz (last)
 # bench4k: 3840x2160 only, 50 frames; threads: SSIMULACRA2 at 1080p and 4K
 #   with 1, 2, 4, 8 concurrent scorers; threads-tree: SSIM and SSIMULACRA2
 #   at 4K with 1, 2, 4 scorers, exact and tree sums (the ratio when scorers
@@ -468,6 +469,13 @@ for s in $steps; do
       fi ;;
     bench) run bench 240 "$B/tools/bench_cuda" --frames 100 --warmup 10; cat "$OUT/bench.log" ;;
     upload) run upload 60 "$B/tools/bench_upload"; cat "$OUT/upload.log" ;;
+    bundle)
+      # every file under $OUT packed into $OUT/logs.tar.gz (the device
+      # tool brings back at most 8 files, two folders down): a last step
+      if tar -czf /tmp/gpu-logs.tar.gz -C "$OUT" . 2>/dev/null; then
+        find "$OUT" -mindepth 1 -delete && mv /tmp/gpu-logs.tar.gz "$OUT/logs.tar.gz"
+        echo "logs: $OUT/logs.tar.gz"
+      fi ;;
     profile) run profile 300 ncu --clock-control none --metrics gpu__time_duration.sum --csv \
                "$B/tools/bench_cuda" --sizes 3840x2160 --metrics ssim,ms_ssim,ssimulacra2 --frames 1 --warmup 0 --profile
              python3 - "$OUT/profile.log" <<'PY'
