@@ -1731,8 +1731,11 @@ EQ_HD static inline int eq_ord_split_from_cross(const double *x, int n, int lane
 /*
  * A sum's first chunk in pieces, to be walked from +0.0 (the fused
  * kernel's first chunk, where one thread adds its 1024 terms one after
- * another: docs/patches/s47first.diff's first_rising, a warp, not yet run
- * on a GPU, forms these): n terms
+ * another). No device code forms them now: session 47's warp form
+ * (first_rising, `git show 78a9152:docs/patches/s47first.diff`) was exact
+ * and 12-15 us a frame slower on an H100 (docs/performance.md, session
+ * 48), and was not kept; this model stays, held to the loop by
+ * test_ordsum, for another form. n terms
  * as `lanes` lanes of `per` (eq_ord_lane_term's layout, rs between lanes).
  * The approximate prefix is a warp's: each lane's terms added in order
  * from +0.0, those totals scanned (eq_ord_warp_scan_sum), then each lane's

@@ -712,7 +712,8 @@ static void rising_parts(long rounds)
 }
 
 /* A sum's first chunk in pieces walked from +0.0 (eq_ord_first_pieces,
- * eq_ord_first_sum: the device's first chunk, first_rising) against the
+ * eq_ord_first_sum: the model of session 47's first_rising, not kept on
+ * the device) against the
  * loop, bit for bit, on five kinds: SSIM-like floats in [0.3, 1), floats
  * in [0, 1) with zeros, mixed signs (no pieces), a wide range (pieces past
  * the most, or checks that fail), and a chunk whose approximate prefix

@@ -215,8 +215,8 @@ if cross_split:
     split_idx[g] = slot;
     printf("TX %lld %d %lld %lld %lld %lld\\n", g, np, z1 - z0, z2 - z1, z3 - z2, clock64() - z3);
 }''')
-    # (the lines' beginnings only: docs/patches/s47pub.diff ends them
-    # otherwise)
+    # (the lines' beginnings only, so that a change to their ends, as
+    # session 47's s47pub.diff made, leaves the patterns as they are)
     rep('''    if (FED == 2 && e == EQ_ORD_NONE''', '''    const long long q0 = clock64();
     if (FED == 2 && e == EQ_ORD_NONE''')
     rep('''    const bool run_left = FED != 2 || e != EQ_ORD_NONE''', '''    const long long q1 = clock64();
