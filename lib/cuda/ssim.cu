@@ -46,6 +46,12 @@ static __constant__ float c_gauss[EQ_SSIM_GAUSS_LEN] = EQ_SSIM_GAUSS_TAPS;
  * the destination is 16-aligned (every row when dst is and the width is a
  * multiple of 4), else one by one. Each value is eq_ssim_sample of the sample
  * eqc_sample reads: the same float on every path.
+ *
+ * Both readers of the frame (this one and ssim_box_samples_kernel) read
+ * each sample once, and their wide loads say so (__ldcs: evict first), so
+ * that the frame's lines are the first to leave the L2 cache (SSIM at 4K
+ * 6-7 % faster so in both sum modes, on an H200: docs/performance.md,
+ * session 49). The hint changes no value.
  */
 #define TF_VEC 8
 #define TF_LANES 32
@@ -80,14 +86,14 @@ ssim_to_float_kernel(EqcPlane r, EqcPlane d, int bitdepth, float *dr, float *dd)
         unsigned wd[4] = { 0, 0, 0, 0 };
         const unsigned *s32 = (const unsigned *)src;
         if (p.bytes == 1 && a % 8 == 0) {
-            const uint2 q = *(const uint2 *)src;
+            const uint2 q = __ldcs((const uint2 *)src); /* read once: evict first */
             wd[0] = q.x;
             wd[1] = q.y;
         } else if (p.bytes == 1) {
             wd[0] = s32[0];
             wd[1] = s32[1];
         } else if (a % 16 == 0) {
-            const uint4 q = *(const uint4 *)src;
+            const uint4 q = __ldcs((const uint4 *)src);
             wd[0] = q.x;
             wd[1] = q.y;
             wd[2] = q.z;
@@ -229,7 +235,7 @@ ssim_box_samples_kernel(EqcPlane r, EqcPlane d, int bitdepth, int factor, int sw
         if (words) {
             const unsigned *s32 = (const unsigned *)(s - (uintptr_t)o);
             for (int k = lane; k < nw; k += 32) {
-                const unsigned wd = s32[k];
+                const unsigned wd = __ldcs(s32 + k); /* read once: evict first */
                 if (bytes == 1) {
 #pragma unroll
                     for (int j = 0; j < 4; j++) {
