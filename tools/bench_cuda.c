@@ -9,7 +9,7 @@
  *
  *   bench_cuda [--frames N] [--warmup N] [--sizes 576x324,1920x1080,3840x2160]
  *              [--metrics psnr,ssim,ms_ssim,ssimulacra2] [--threads N,... [--tree]]
- *              [--profile [--tree]] [--interleave | --interleave-same]
+ *              [--profile [--tree]] [--interleave | --interleave-same] [--gate US]
  *
  * Frames rotate among 4 seeded pairs so that the L2 cache does not hold
  * the input. Device-input times are CUDA events on the caller's stream
@@ -26,6 +26,16 @@
  * aggregate over the tree's is printed: the cost of exactness when
  * scorers share the device, where one scorer's walk of its sums (a few
  * blocks) leaves room for another's kernels.
+ *
+ * --gate US (with --interleave; device input): before each call a host
+ * function holds the stream for US microseconds (cudaLaunchHostFunc) and
+ * the first event follows it, so that the call has queued all its launches
+ * before the GPU reaches them. The events then time the GPU's work without
+ * waits for the host's launches (and, in both sum modes alike, the host's
+ * return from the call's wait for the scores, before the second event);
+ * wall times include the gate, so read the events. Without it a short
+ * frame can be bound by the host's launches, which hides part of the
+ * device's work (docs/performance.md, session 49).
  */
 #include <cuda_runtime_api.h>
 #include <pthread.h>
@@ -44,6 +54,16 @@ static double now_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+static int gate_us; /* --gate */
+
+/* The gate: runs on the driver's thread and holds its stream meanwhile. */
+static void CUDART_CB gate_fn(void *arg)
+{
+    const double until = now_ms() + *(const int *)arg * 1e-3;
+    while (now_ms() < until)
+        ;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -135,6 +155,10 @@ static int score_once(EqScorer *sc, Pairs *p, int k, int input, Timer *tm, doubl
     float ms = 0;
     double t0 = now_ms();
     if (input == IN_DEVICE) {
+        if (gate_us > 0 && cudaLaunchHostFunc(tm->stream, gate_fn, &gate_us) != cudaSuccess) {
+            fprintf(stderr, "could not gate the stream\n");
+            return -1;
+        }
         cudaEventRecord(tm->e0, tm->stream);
         err = eq_scorer_score_device(sc, &p->dev[k][0], &p->dev[k][1], tm->stream, &out);
         cudaEventRecord(tm->e1, tm->stream);
@@ -366,11 +390,13 @@ int main(int argc, char **argv)
             interleave = 1; /* exact and tree frame by frame (run_interleaved) */
         else if (!strcmp(argv[i], "--interleave-same"))
             interleave = 2; /* the same, both on one pair, exact first (biased) */
+        else if (!strcmp(argv[i], "--gate") && i + 1 < argc)
+            gate_us = atoi(argv[++i]); /* device input: all launches queued first */
         else {
             fprintf(stderr,
                     "usage: %s [--frames N] [--warmup N] [--sizes WxH,...] "
                     "[--metrics a,b] [--threads N,... [--tree]] [--profile [--tree]] "
-                    "[--interleave | --interleave-same]\n",
+                    "[--interleave | --interleave-same] [--gate US]\n",
                     argv[0]);
             return 2;
         }
@@ -379,6 +405,12 @@ int main(int argc, char **argv)
         fprintf(stderr,
                 "%s: --tree goes with --profile or --threads (the other modes time both "
                 "sums)\n",
+                argv[0]);
+        return 2;
+    }
+    if (gate_us > 0 && (!interleave || threads)) {
+        fprintf(stderr,
+                "%s: --gate goes with --interleave (whose lines give both sums' events)\n",
                 argv[0]);
         return 2;
     }
