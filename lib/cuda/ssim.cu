@@ -49,9 +49,10 @@ static __constant__ float c_gauss[EQ_SSIM_GAUSS_LEN] = EQ_SSIM_GAUSS_TAPS;
  *
  * Both readers of the frame (this one and ssim_box_samples_kernel) read
  * each sample once, and their wide loads say so (__ldcs: evict first), so
- * that the frame's lines are the first to leave the L2 cache (SSIM at 4K
- * 6-7 % faster so in both sum modes, on an H200: docs/performance.md,
- * session 49). The hint changes no value.
+ * that the frame's lines are the first to leave the L2 cache: SSIM at 4K
+ * got 6-7 % faster in both sum modes on an H200 (docs/performance.md,
+ * session 49). The hint changes no value. to_float's 4-byte loads (rows
+ * aligned to 4 bytes only) do not carry it yet.
  */
 #define TF_VEC 8
 #define TF_LANES 32
