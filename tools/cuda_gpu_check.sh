@@ -7,6 +7,7 @@
 #   tools/cuda_gpu_check.sh [steps]   steps: any of
 #       build kernels kernels-full errors parity parity-full fixtures memcheck racecheck
 #       bench bench-full bench4k threads threads-tree upload mutation rates-device profile fedwalk fedbench ratios,
+#       gate (SSIM at 4K and 1080p interleaved, as is and with bench_cuda --gate 300),
 #       rates-mutation (rates-device's 4K chain run with bigplace's sed: must fail),
 #       trace (nsys timeline of a 4K SSIMULACRA2 frame, exact and tree;
 #       needs nsys, which the GPU machine lacks),
@@ -583,6 +584,19 @@ for r in fr:
           r.get("Strm", r.get("Stream", "?")), g(r), r["Name"].split("(")[0][:60]))
 print("%s frame span %.1f us" % (sys.argv[2], end))
 PY
+      done ;;
+    gate)
+      # SSIM at 4K and 1080p interleaved, three rounds, each round as is
+      # and then gated (bench_cuda --gate 300: every launch of a call queued
+      # before the GPU reaches it; compare the events, "tree event" and
+      # the exact event_ms column): does the host's launching hide part of
+      # the exact sums' time at 1080p? (docs/cuda.md, Open work, session 49)
+      for r in 1 2 3; do
+        for g in 0 300; do
+          timeout 60 "$B/tools/bench_cuda" --sizes 3840x2160,1920x1080 --metrics ssim --frames 2000 \
+            --warmup 50 --interleave $([ $g -gt 0 ] && echo "--gate $g") 2>&1 | grep ' device ' |
+            sed "s/^/gate $g r$r: /"
+        done
       done ;;
     ratios)
       # exact / tree of the default forms, interleaved (--interleave: each
