@@ -10,6 +10,7 @@
  *   bench_cuda [--frames N] [--warmup N] [--sizes 576x324,1920x1080,3840x2160]
  *              [--metrics psnr,ssim,ms_ssim,ssimulacra2] [--threads N,... [--tree]]
  *              [--profile [--tree]] [--interleave | --interleave-same] [--gate US]
+ *              [--pairs N]
  *
  * Frames rotate among 4 seeded pairs so that the L2 cache does not hold
  * the input. Device-input times are CUDA events on the caller's stream
@@ -36,6 +37,12 @@
  * wall times include the gate, so read the events. Without it a short
  * frame can be bound by the host's launches, which hides part of the
  * device's work (docs/performance.md, session 49).
+ *
+ * --pairs N (1 to 4, default 4): only the first N pairs rotate. With fewer,
+ * the frames a call reads span fewer pages and bytes (a 4K pair is 25 MB):
+ * a test of whether the input's footprint (the L2 cache, the TLBs) slows
+ * the kernels after it; with 1 or 2, --interleave's modes share pairs
+ * and the second call of a step may find its input in the L2.
  */
 #include <cuda_runtime_api.h>
 #include <pthread.h>
@@ -56,7 +63,8 @@ static double now_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
 }
 
-static int gate_us; /* --gate */
+static int gate_us;         /* --gate */
+static int npairs = NPAIRS; /* --pairs: how many of the pairs rotate */
 
 /* The gate: runs on the driver's thread and holds its stream meanwhile. */
 static void CUDART_CB gate_fn(void *arg)
@@ -213,7 +221,7 @@ static double run_config(EqScorer *sc, Pairs *p, int input, int warmup, int fram
             pthread_barrier_wait(ready);
             waited = 1;
         }
-        if (score_once(sc, p, (i + warmup) % NPAIRS, input, &tm, &wall, &ev) < 0)
+        if (score_once(sc, p, (i + warmup) % npairs, input, &tm, &wall, &ev) < 0)
             goto done;
         if (i >= 0) {
             t[i] = wall;
@@ -235,7 +243,7 @@ done:
  * so that whatever drifts during a run (clocks, the host's load) falls on
  * both; median ms/frame of each in ms[0] (exact) and ms[1] (tree),
  * CUDA-event medians in ev[] for device input. Returns -1 when scoring
- * failed. Step n scores two pairs, 2n and 2n + 1 (mod NPAIRS), exact first
+ * failed. Step n scores two pairs, 2n and 2n + 1 (mod npairs), exact first
  * in two steps of four and tree first in the others, so that each sum mode
  * sees every pair, as often first as second, and never the pair the other
  * just read: a 4K pair (25 MB) fits in the L2 cache, and the second call
@@ -259,7 +267,7 @@ static int run_interleaved(EqScorer *sc, Pairs *p, int input, int warmup, int fr
         const int n = i + warmup;
         for (int j = 0; j < 2; j++) {
             const int m = same ? j : j ^ ((n >> 1) & 1); /* 0: exact, 1: tree */
-            const int k = same ? n % NPAIRS : (2 * n + j) % NPAIRS;
+            const int k = same ? n % npairs : (2 * n + j) % npairs;
             double wall, e;
             eq_cuda_set_sum_mode(sc->cuda, m ? EQ_CUDA_SUM_TREE : EQ_CUDA_SUM_EXACT);
             if (score_once(sc, p, k, input, &tm, &wall, &e) < 0)
@@ -392,11 +400,13 @@ int main(int argc, char **argv)
             interleave = 2; /* the same, both on one pair, exact first (biased) */
         else if (!strcmp(argv[i], "--gate") && i + 1 < argc)
             gate_us = atoi(argv[++i]); /* device input: all launches queued first */
+        else if (!strcmp(argv[i], "--pairs") && i + 1 < argc)
+            npairs = atoi(argv[++i]); /* 1 .. NPAIRS frame pairs in turn */
         else {
             fprintf(stderr,
                     "usage: %s [--frames N] [--warmup N] [--sizes WxH,...] "
                     "[--metrics a,b] [--threads N,... [--tree]] [--profile [--tree]] "
-                    "[--interleave | --interleave-same] [--gate US]\n",
+                    "[--interleave | --interleave-same] [--gate US] [--pairs N]\n",
                     argv[0]);
             return 2;
         }
@@ -412,6 +422,10 @@ int main(int argc, char **argv)
         fprintf(stderr,
                 "%s: --gate goes with --interleave (whose lines give both sums' events)\n",
                 argv[0]);
+        return 2;
+    }
+    if (npairs < 1 || npairs > NPAIRS) {
+        fprintf(stderr, "%s: --pairs takes 1 to %d\n", argv[0], NPAIRS);
         return 2;
     }
     if (frames < 1)

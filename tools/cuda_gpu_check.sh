@@ -7,7 +7,7 @@
 #   tools/cuda_gpu_check.sh [steps]   steps: any of
 #       build kernels kernels-full errors parity parity-full fixtures memcheck racecheck
 #       bench bench-full bench4k threads threads-tree upload mutation rates-device profile fedwalk fedbench ratios,
-#       gate (SSIM at 4K and 1080p interleaved, as is and with bench_cuda --gate 300),
+#       gate (SSIM at 4K and 1080p interleaved: as is, bench_cuda --gate 300, --pairs 1),
 #       rates-mutation (rates-device's 4K chain run with bigplace's sed: must fail),
 #       trace (nsys timeline of a 4K SSIMULACRA2 frame, exact and tree;
 #       needs nsys, which the GPU machine lacks),
@@ -586,16 +586,18 @@ print("%s frame span %.1f us" % (sys.argv[2], end))
 PY
       done ;;
     gate)
-      # SSIM at 4K and 1080p interleaved, three rounds, each round as is
-      # and then gated (bench_cuda --gate 300: every launch of a call queued
-      # before the GPU reaches it; compare the events, "tree event" and
-      # the exact event_ms column): does the host's launching hide part of
-      # the exact sums' time at 1080p? (docs/cuda.md, Open work, session 49)
+      # SSIM at 4K and 1080p interleaved, three rounds, each round as is,
+      # gated (bench_cuda --gate 300: every launch of a call queued before
+      # the GPU reaches it; compare the events, "tree event" and the exact
+      # event_ms column) and with one pair (--pairs 1: the input's
+      # footprint a quarter): is the exact sums' larger cost at 4K the
+      # host's launching (hiding part of it at 1080p) or the input's
+      # footprint (the L2, the TLBs)? (docs/cuda.md, Open work, session 49)
       for r in 1 2 3; do
-        for g in 0 300; do
+        for v in "as-is" "--gate 300" "--pairs 1"; do
+          a=; [ "$v" != as-is ] && a=$v
           timeout 60 "$B/tools/bench_cuda" --sizes 3840x2160,1920x1080 --metrics ssim --frames 2000 \
-            --warmup 50 --interleave $([ $g -gt 0 ] && echo "--gate $g") 2>&1 | grep ' device ' |
-            sed "s/^/gate $g r$r: /"
+            --warmup 50 --interleave $a 2>&1 | grep ' device ' | sed "s/^/$v r$r: /"
         done
       done ;;
     ratios)
