@@ -8,6 +8,7 @@
 #       build kernels kernels-full errors parity parity-full fixtures memcheck racecheck
 #       bench bench-full bench4k threads threads-tree upload mutation rates-device profile fedwalk fedbench ratios,
 #       gate (SSIM at 4K and 1080p interleaved: as is, bench_cuda --gate 300, --pairs 1),
+#       gate-trace (the light trace of SSIM with four pairs in turn, then one),
 #       rates-mutation (rates-device's 4K chain run with bigplace's sed: must fail),
 #       trace (nsys timeline of a 4K SSIMULACRA2 frame, exact and tree;
 #       needs nsys, which the GPU machine lacks),
@@ -599,6 +600,17 @@ PY
           timeout 60 "$B/tools/bench_cuda" --sizes 3840x2160,1920x1080 --metrics ssim --frames 2000 \
             --warmup 50 --interleave $a 2>&1 | grep ' device ' | sed "s/^/$v r$r: /"
         done
+      done ;;
+    gate-trace)
+      # the light trace (tools/trace/run.sh) of SSIM at 4K and 1080p with
+      # the four pairs in turn, then with one (--pairs 1): are the fused
+      # kernel's phases slower at 4K (session 49: ticket, scan and plan,
+      # each phase that first touches another array) because of the
+      # input's footprint?
+      for v in 4 1; do
+        echo "== light trace, --pairs $v"
+        TRACE_REUSE=$([ $v = 1 ] && echo 1 || echo 0) LIGHT=1 BENCH_ARGS="--pairs $v" \
+          OUT="$OUT/trace-pairs$v" timeout 150 bash tools/trace/run.sh 2>&1 | tail -14
       done ;;
     ratios)
       # exact / tree of the default forms, interleaved (--interleave: each

@@ -31,6 +31,8 @@
 # (patch_ordsum.py --cross-split, session 47; with the default
 # EXACTQUALITY_CUDA_CROSSREC, split): their printf lengthens the split
 # blocks, so read the fused span from a build without it.
+# BENCH_ARGS are added to bench_cuda's (BENCH_ARGS="--pairs 1", say:
+# one frame pair, a quarter of the input's footprint; session 49).
 # SPLIT_WALK=1 also stamps split_walk's two passes (patch_ordsum.py
 # --split-walk, performance.md session 18, item 3); its printf lengthens
 # the walk.
@@ -46,6 +48,7 @@ if [ "${TRACE_REUSE:-0}" != 1 ] || [ ! -x /tmp/b-tr/tools/bench_cuda ]; then
   (cd /tmp/tr && meson setup /tmp/b-tr -Dgst=disabled -Dcuda=enabled --buildtype=release > $O/build-tr.log 2>&1 && ninja -C /tmp/b-tr tools/bench_cuda >> $O/build-tr.log 2>&1) || { tail -20 $O/build-tr.log; exit 1; }
 fi
 for sz in ${SIZES:-3840x2160 1920x1080}; do
-  /tmp/b-tr/tools/bench_cuda --sizes $sz --metrics ${METRICS:-ssim} --frames 4 --warmup 2 --profile > $O/trace-$sz.log 2>&1
+  /tmp/b-tr/tools/bench_cuda --sizes $sz --metrics ${METRICS:-ssim} --frames 4 --warmup 2 --profile \
+    ${BENCH_ARGS:-} > $O/trace-$sz.log 2>&1
   echo "== $sz"; grep profile $O/trace-$sz.log; python3 tools/trace/report.py $O/trace-$sz.log
 done
