@@ -98,9 +98,6 @@ if [ "${TRACE:-0}" = 1 ] && [ "$(left)" -gt 60 ]; then
   done
 fi
 echo "total $(( $(date +%s) - t0 )) s"
-# every log in one file: the device tool brings back at most 8 files from
-# $OUT, two folders down (its README); BUNDLE=0 leaves them as they are
-if [ "${BUNDLE:-1}" = 1 ] && tar -czf /tmp/ab-logs.tar.gz -C "$O" . 2>/dev/null; then
-  find "$O" -mindepth 1 -delete && mv /tmp/ab-logs.tar.gz "$O/logs.tar.gz"
-  echo "logs: $O/logs.tar.gz"
-fi
+# every log in one file (cuda_gpu_check.sh's step bundle: the device tool
+# brings back at most 8 files); BUNDLE=0 leaves them as they are
+[ "${BUNDLE:-1}" = 1 ] && OUT=$O tools/cuda_gpu_check.sh bundle

@@ -66,6 +66,15 @@ run() { # name timeout cmd...
   return $rc
 }
 
+ssim_rounds() { # label [bench_cuda args...]: one interleaved round of SSIM
+  # at 4K and 1080p, 2000 frames (session 48: rounds of 300 spread by
+  # 0.05-0.1), its device lines labelled
+  local label=$1
+  shift
+  timeout 60 "$B/tools/bench_cuda" --sizes 3840x2160,1920x1080 --metrics ssim --frames 2000 \
+    --warmup 50 --interleave "$@" 2>&1 | grep ' device ' | sed "s/^/$label: /"
+}
+
 for s in $steps; do
   case $s in
     build)
@@ -106,8 +115,7 @@ for s in $steps; do
     crossrec-ab)
       for r in 1 2 3; do
         for v in off split; do
-          EXACTQUALITY_CUDA_CROSSREC=$v timeout 60 "$B/tools/bench_cuda" --sizes 3840x2160,1920x1080 \
-            --metrics ssim --frames 2000 --warmup 50 --interleave 2>&1 | grep ' device ' | sed "s/^/$v r$r: /"
+          EXACTQUALITY_CUDA_CROSSREC=$v ssim_rounds "$v r$r"
         done
       done
       EXACTQUALITY_CUDA_CROSSREC=off run parity-off 200 "$B/tests/lib/test_cuda_parity" --seed "$SEED"
@@ -595,11 +603,9 @@ PY
       # host's launching (hiding part of it at 1080p) or the input's
       # footprint (the L2, the TLBs)? (docs/cuda.md, Open work, session 49)
       for r in 1 2 3; do
-        for v in "as-is" "--gate 300" "--pairs 1"; do
-          a=; [ "$v" != as-is ] && a=$v
-          timeout 60 "$B/tools/bench_cuda" --sizes 3840x2160,1920x1080 --metrics ssim --frames 2000 \
-            --warmup 50 --interleave $a 2>&1 | grep ' device ' | sed "s/^/$v r$r: /"
-        done
+        ssim_rounds "as-is r$r"
+        ssim_rounds "--gate 300 r$r" --gate 300
+        ssim_rounds "--pairs 1 r$r" --pairs 1
       done ;;
     gate-trace)
       # the light trace (tools/trace/run.sh) of SSIM at 4K and 1080p with
