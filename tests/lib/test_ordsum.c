@@ -713,15 +713,15 @@ static void rising_parts(long rounds)
 
 /* A sum's first chunk in pieces walked from +0.0 (eq_ord_first_pieces,
  * eq_ord_first_sum: the model of session 47's first_rising, not kept on
- * the device) against the
- * loop, bit for bit, on five kinds: SSIM-like floats in [0.3, 1), floats
- * in [0, 1) with zeros, mixed signs (no pieces), a wide range (pieces past
- * the most, or checks that fail), and a chunk whose approximate prefix
- * misleads: 2 - k u, then terms of 3/4 u (u = 2^-52) that the loop rounds
- * to u each and the lanes' totals keep at 3/4 u, so that lane 2's
- * prefix is below 2 where the sum is at 2 (its piece's check fails, and
- * the plain adds go on). The rows layout of the device (rs 33, NaN
- * between the rows) gives the same sum and the same path. */
+ * the device) against the loop, bit for bit, on five kinds: SSIM-like
+ * floats in [0.3, 1), floats in [0, 1) with zeros, mixed signs (no
+ * pieces), a wide range (pieces past the most, or checks that fail), and
+ * a chunk whose approximate prefix misleads: 2 - k u, then terms of 3/4 u
+ * (u = 2^-52) that the loop rounds to u each and the lanes' totals keep
+ * at 3/4 u, so that lane 2's prefix is below 2 where the sum is at 2 (its
+ * piece's check fails, and the plain adds go on). The rows layout of the
+ * device (rs 33, NaN between the rows) gives the same sum and the same
+ * path. */
 static void first_chunks(long rounds)
 {
     long k, how_n[3] = {0, 0, 0}, kind_whole[5] = {0, 0, 0, 0, 0};
