@@ -10,7 +10,7 @@
  *   bench_cuda [--frames N] [--warmup N] [--sizes 576x324,1920x1080,3840x2160]
  *              [--metrics psnr,ssim,ms_ssim,ssimulacra2] [--threads N,... [--tree]]
  *              [--profile [--tree]] [--interleave | --interleave-same] [--gate US]
- *              [--pairs N]
+ *              [--pairs N] [--scorers K]
  *
  * Frames rotate among 4 seeded pairs so that the L2 cache does not hold
  * the input. Device-input times are CUDA events on the caller's stream
@@ -43,6 +43,12 @@
  * a test of whether the input's footprint (the L2 cache, the TLBs) slows
  * the kernels after it; with 1 or 2, --interleave's modes share pairs
  * and the second call of a step may find its input in the L2.
+ *
+ * --scorers K (2 to 8, with --interleave; device input only): K scorers
+ * open at once, each with its own buffers, timed in turn, three rounds
+ * (scorer 0 .. K-1, then again): a scorer whose ratio stays apart from the
+ * others' round after round points at where its buffers lie, not at the
+ * time (docs/performance.md, session 50).
  */
 #include <cuda_runtime_api.h>
 #include <pthread.h>
@@ -64,7 +70,8 @@ static double now_ms(void)
 }
 
 static int gate_us;         /* --gate */
-static int npairs = NPAIRS; /* --pairs: how many of the pairs rotate */
+static int npairs = NPAIRS;
+static int nscorers = 1; /* --pairs: how many of the pairs rotate */
 
 /* The gate: runs on the driver's thread and holds its stream meanwhile. */
 static void CUDART_CB gate_fn(void *arg)
@@ -293,6 +300,34 @@ done:
     return rc;
 }
 
+/* --scorers: sc and nscorers - 1 more scorers of settings s, open at
+ * once (each with its own buffers, allocated at its first call), timed by
+ * run_interleaved on device input in turn, three rounds. */
+static int run_scorers(EqScorer *sc, const EqSettings *s, Pairs *p, int warmup, int frames,
+                       int same, const char *size)
+{
+    EqScorer *scs[8] = {sc};
+    int rc = 0;
+
+    for (int k = 1; k < nscorers && rc == 0; k++)
+        rc = eq_scorer_open(&scs[k], s) < 0 ? -1 : 0;
+    for (int r = 1; r <= 3 && rc == 0; r++)
+        for (int k = 0; k < nscorers && rc == 0; k++) {
+            double ms[2], ev[2];
+            if ((rc = run_interleaved(scs[k], p, IN_DEVICE, warmup, frames, same, ms, ev)) < 0)
+                break;
+            printf("%-10s %-12s %-14s %10.4f %10.4f %10.4f %8.3f scorer %d round %d (tree "
+                   "event %.4f, ex/tree %.3f)\n",
+                   size, eq_metric_name(s->metrics), in_names[IN_DEVICE], ms[0], ms[1], ev[0],
+                   ms[1] > 0 ? ms[0] / ms[1] : 0, k, r, ev[1], ev[1] > 0 ? ev[0] / ev[1] : 0);
+            fflush(stdout);
+        }
+    for (int k = 1; k < nscorers; k++)
+        if (scs[k])
+            eq_scorer_close(&scs[k]);
+    return rc;
+}
+
 /* 1 when `name` is one of the comma-separated words of `list`. */
 static int has_name(const char *list, const char *name)
 {
@@ -402,11 +437,14 @@ int main(int argc, char **argv)
             gate_us = atoi(argv[++i]); /* device input: all launches queued first */
         else if (!strcmp(argv[i], "--pairs") && i + 1 < argc)
             npairs = atoi(argv[++i]); /* 1 .. NPAIRS frame pairs in turn */
+        else if (!strcmp(argv[i], "--scorers") && i + 1 < argc)
+            nscorers = atoi(argv[++i]); /* open at once, timed in turn */
         else {
             fprintf(stderr,
                     "usage: %s [--frames N] [--warmup N] [--sizes WxH,...] "
                     "[--metrics a,b] [--threads N,... [--tree]] [--profile [--tree]] "
-                    "[--interleave | --interleave-same] [--gate US] [--pairs N]\n",
+                    "[--interleave | --interleave-same] [--gate US] [--pairs N] "
+                    "[--scorers K]\n",
                     argv[0]);
             return 2;
         }
@@ -422,6 +460,10 @@ int main(int argc, char **argv)
         fprintf(stderr,
                 "%s: --gate goes with --interleave (whose lines give both sums' events)\n",
                 argv[0]);
+        return 2;
+    }
+    if (nscorers < 1 || nscorers > 8 || (nscorers > 1 && (!interleave || threads))) {
+        fprintf(stderr, "%s: --scorers takes 1 to 8, with --interleave\n", argv[0]);
         return 2;
     }
     if (npairs < 1 || npairs > NPAIRS) {
@@ -470,6 +512,12 @@ int main(int argc, char **argv)
                     eq_cuda_set_sum_mode(sc->cuda, EQ_CUDA_SUM_TREE);
                 double ms = run_config(sc, p, IN_DEVICE, warmup, frames, &ev, NULL);
                 printf("%-10s %-12s profile: %.4f ms\n", sv, eq_metric_name(m), ms);
+                eq_scorer_close(&sc);
+                continue;
+            }
+            if (nscorers > 1) {
+                if (run_scorers(sc, &s, p, warmup, frames, interleave == 2, sv) < 0)
+                    return 1;
                 eq_scorer_close(&sc);
                 continue;
             }
