@@ -28,15 +28,18 @@
  * scorers share the device, where one scorer's walk of its sums (a few
  * blocks) leaves room for another's kernels.
  *
- * --gate US (with --interleave; device input): before each call a host
- * function holds the stream for US microseconds (cudaLaunchHostFunc) and
+ * --gate US (with --interleave or --profile; device input): before each
+ * call a host function holds the stream for US microseconds
+ * (cudaLaunchHostFunc) and
  * the first event follows it, so that the call has queued all its launches
  * before the GPU reaches them. The events then time the GPU's work without
  * waits for the host's launches (and, in both sum modes alike, the host's
  * return from the call's wait for the scores, before the second event);
  * wall times include the gate, so read the events. Without it a short
  * frame can be bound by the host's launches, which hides part of the
- * device's work (docs/performance.md, session 49).
+ * device's work (docs/performance.md, session 49). With --profile (the
+ * light trace's runs) it gives the trace of a frame whose launches were
+ * all queued first.
  *
  * --pairs N (1 to 4, default 4): only the first N pairs rotate. With fewer,
  * the frames a call reads span fewer pages and bytes (a 4K pair is 25 MB):
@@ -456,9 +459,10 @@ int main(int argc, char **argv)
                 argv[0]);
         return 2;
     }
-    if (gate_us > 0 && (!interleave || threads)) {
+    if (gate_us > 0 && (!(interleave || profile) || threads)) {
         fprintf(stderr,
-                "%s: --gate goes with --interleave (whose lines give both sums' events)\n",
+                "%s: --gate goes with --interleave (whose lines give both sums' events) "
+                "or --profile\n",
                 argv[0]);
         return 2;
     }
