@@ -8,7 +8,9 @@
 #       build kernels kernels-full errors parity parity-full fixtures memcheck racecheck
 #       bench bench-full bench4k threads threads-tree upload mutation rates-device profile fedwalk fedbench ratios,
 #       gate (SSIM at 4K and 1080p interleaved: as is, bench_cuda --gate 300, --pairs 1),
-#       gate-trace (the light trace of SSIM with four pairs in turn, then one),
+#       gate-trace (the light trace of SSIM as is, then with --gate 300),
+#       scorers (SSIM at 4K, six scorers open at once and timed in turn, in
+#       three processes, then gated: bench_cuda --scorers 6),
 #       rates-mutation (rates-device's 4K chain run with bigplace's sed: must fail),
 #       trace (nsys timeline of a 4K SSIMULACRA2 frame, exact and tree;
 #       needs nsys, which the GPU machine lacks),
@@ -608,15 +610,28 @@ PY
         ssim_rounds "--pairs 1 r$r" --pairs 1
       done ;;
     gate-trace)
-      # the light trace (tools/trace/run.sh) of SSIM at 4K and 1080p with
-      # the four pairs in turn, then with one (--pairs 1): are the fused
-      # kernel's phases slower at 4K (session 49: ticket, scan and plan,
-      # each phase that first touches another array) because of the
-      # input's footprint?
-      for v in 4 1; do
-        echo "== light trace, --pairs $v"
-        TRACE_REUSE=$([ $v = 1 ] && echo 1 || echo 0) LIGHT=1 BENCH_ARGS="--pairs $v" \
-          OUT="$OUT/trace-pairs$v" timeout 150 bash tools/trace/run.sh 2>&1 | tail -14
+      # the light trace (tools/trace/run.sh) of SSIM at 4K and 1080p as is,
+      # then with every launch of a frame queued before the GPU reaches it
+      # (--gate 300): which launch does 1080p's exact path wait for?
+      # (session 50: gated, its events drop by about 6 us, the tree's not)
+      for g in 0 300; do
+        echo "== light trace, --gate $g"
+        TRACE_REUSE=$([ $g = 300 ] && echo 1 || echo 0) LIGHT=1 \
+          BENCH_ARGS="$([ $g = 300 ] && echo --gate 300)" \
+          OUT="$OUT/trace-gate$g" timeout 150 bash tools/trace/run.sh 2>&1 | tail -14
+      done ;;
+    scorers)
+      # is 4K's spread between processes (session 50: events exact minus
+      # tree 10-15 us, one binary) where a scorer's buffers lie? Six
+      # scorers open at once, each timed in turn, three rounds, in three
+      # processes; then one process gated (events only). Columns: exact,
+      # tree and exact event ms, ratio, scorer, round, tree event ms,
+      # events' ratio.
+      for p in 1 2 3 gated; do
+        echo "== scorers, process $p"
+        timeout 90 "$B/tools/bench_cuda" --sizes 3840x2160 --metrics ssim --frames 1000 \
+          --warmup 50 --interleave --scorers 6 $([ $p = gated ] && echo --gate 300) 2>&1 |
+          tee "$OUT/scorers-$p.log" | grep -E '^[0-9]+x[0-9]+ +ssim +device ' | awk '{print $4, $5, $6, $7, $9, $11, $14, $16}'
       done ;;
     ratios)
       # exact / tree of the default forms, interleaved (--interleave: each
