@@ -30,16 +30,15 @@
  *
  * --gate US (with --interleave or --profile; device input): before each
  * call a host function holds the stream for US microseconds
- * (cudaLaunchHostFunc) and
- * the first event follows it, so that the call has queued all its launches
- * before the GPU reaches them. The events then time the GPU's work without
- * waits for the host's launches (and, in both sum modes alike, the host's
- * return from the call's wait for the scores, before the second event);
- * wall times include the gate, so read the events. Without it a short
- * frame can be bound by the host's launches, which hides part of the
- * device's work (docs/performance.md, session 49). With --profile (the
- * light trace's runs) it gives the trace of a frame whose launches were
- * all queued first.
+ * (cudaLaunchHostFunc) and the first event follows it, so that the call
+ * has queued all its launches before the GPU reaches them. The events
+ * then time the GPU's work without waits for the host's launches (and, in
+ * both sum modes alike, the host's return from the call's wait for the
+ * scores, before the second event); wall times include the gate, so read
+ * the events. Without it a short frame can be bound by the host's
+ * launches, which hides part of the device's work (docs/performance.md,
+ * sessions 49 and 50). With --profile (the light trace's runs) it gives
+ * the trace of a frame whose launches were all queued first.
  *
  * --pairs N (1 to 4, default 4): only the first N pairs rotate. With fewer,
  * the frames a call reads span fewer pages and bytes (a 4K pair is 25 MB):
@@ -73,8 +72,8 @@ static double now_ms(void)
 }
 
 static int gate_us;         /* --gate */
-static int npairs = NPAIRS;
-static int nscorers = 1; /* --pairs: how many of the pairs rotate */
+static int npairs = NPAIRS; /* --pairs: how many of the pairs rotate */
+static int nscorers = 1;    /* --scorers: how many scorers are timed in turn */
 
 /* The gate: runs on the driver's thread and holds its stream meanwhile. */
 static void CUDART_CB gate_fn(void *arg)
