@@ -302,6 +302,18 @@ done:
     return rc;
 }
 
+/* One line of run_interleaved's medians: the walls, the exact event, their
+ * ratio, `what` (how they were taken), the tree's event and the events'
+ * ratio. */
+static void print_interleaved(const char *size, unsigned metric, int in, const double ms[2],
+                              const double ev[2], const char *what)
+{
+    printf("%-10s %-12s %-14s %10.4f %10.4f %10.4f %8.3f %s (tree event %.4f, ex/tree %.3f)\n",
+           size, eq_metric_name(metric), in_names[in], ms[0], ms[1], ev[0],
+           ms[1] > 0 ? ms[0] / ms[1] : 0, what, ev[1], ev[1] > 0 ? ev[0] / ev[1] : 0);
+    fflush(stdout);
+}
+
 /* --scorers: sc and nscorers - 1 more scorers of settings s, open at
  * once (each with its own buffers, allocated at its first call), timed by
  * run_interleaved on device input in turn, three rounds. */
@@ -316,13 +328,11 @@ static int run_scorers(EqScorer *sc, const EqSettings *s, Pairs *p, int warmup, 
     for (int r = 1; r <= 3 && rc == 0; r++)
         for (int k = 0; k < nscorers && rc == 0; k++) {
             double ms[2], ev[2];
+            char what[32];
             if ((rc = run_interleaved(scs[k], p, IN_DEVICE, warmup, frames, same, ms, ev)) < 0)
                 break;
-            printf("%-10s %-12s %-14s %10.4f %10.4f %10.4f %8.3f scorer %d round %d (tree "
-                   "event %.4f, ex/tree %.3f)\n",
-                   size, eq_metric_name(s->metrics), in_names[IN_DEVICE], ms[0], ms[1], ev[0],
-                   ms[1] > 0 ? ms[0] / ms[1] : 0, k, r, ev[1], ev[1] > 0 ? ev[0] / ev[1] : 0);
-            fflush(stdout);
+            snprintf(what, sizeof(what), "scorer %d round %d", k, r);
+            print_interleaved(size, s->metrics, IN_DEVICE, ms, ev, what);
         }
     for (int k = 1; k < nscorers; k++)
         if (scs[k])
@@ -528,13 +538,8 @@ int main(int argc, char **argv)
                 double ms[2], ev[2];
                 if (run_interleaved(sc, p, in, warmup, frames, interleave == 2, ms, ev) < 0)
                     return 1;
-                printf("%-10s %-12s %-14s %10.4f %10.4f %10.4f %8.3f %s (tree event "
-                       "%.4f, ex/tree %.3f)\n",
-                       sv, eq_metric_name(m), in_names[in], ms[0], ms[1], ev[0],
-                       ms[1] > 0 ? ms[0] / ms[1] : 0,
-                       interleave == 2 ? "interleaved on one pair" : "interleaved", ev[1],
-                       ev[1] > 0 ? ev[0] / ev[1] : 0);
-                fflush(stdout);
+                print_interleaved(sv, m, in, ms, ev,
+                                  interleave == 2 ? "interleaved on one pair" : "interleaved");
             }
             for (int in = IN_DEVICE; !interleave && in <= IN_PAGEABLE; in++) {
                 double ev_exact = 0, ev_tree = 0;
