@@ -632,10 +632,10 @@ PY
       for p in 1 2 3 gated; do
         echo "== scorers, process $p"
         timeout 90 "$B/tools/bench_cuda" --sizes 3840x2160 --metrics ssim --frames 1000 \
-          --warmup 50 --interleave --scorers 6 $([ $p = gated ] && echo --gate 300) 2>&1 |
-          tee "$OUT/scorers-$p.log" | grep -E '^[0-9]+x[0-9]+ +ssim +device ' | awk '{print $4, $5, $6, $7, $9, $11, $14, $16}'
-        grep -E '^[0-9]+x[0-9]+ +ssim +device ' "$OUT/scorers-$p.log" | tr -d ',' | awk '
-          {d[$9] = d[$9] sprintf(" %.1f", ($6 - $14) * 1000)}
+          --warmup 50 --interleave --scorers 6 $([ $p = gated ] && echo --gate 300) \
+          > "$OUT/scorers-$p.log" 2>&1
+        grep -E '^[0-9]+x[0-9]+ +ssim +device ' "$OUT/scorers-$p.log" | tr -d ',)' | awk '
+          {print $4, $5, $6, $7, $9, $11, $14, $16; d[$9] = d[$9] sprintf(" %.1f", ($6 - $14) * 1000)}
           END {for (k = 0; k in d; k++) printf "scorer %d: events ex - tree (us):%s\n", k, d[k]}'
       done ;;
     ratios)
