@@ -14,7 +14,8 @@
 # tree's bench_cuda and the copy at once; then three interleaved rounds of
 # SSIM at 4K and 1080p (tree, then copy; FRAMES frames each, default 2000:
 # rounds of 300 spread by 0.05-0.1 in the ratio from one round to the
-# next, rounds of 2000 by 0.01, docs/performance.md session 48); the
+# next, rounds of 2000 by 0.01, docs/performance.md session 48), and three
+# gated ones (--gate 300: read their events, the GPU's time alone); the
 # copy's kernels, parity and fixtures (FIX, default .dev/fix) with
 # cuda_gpu_check.sh's own mutation step for MUTANTS beside them (each must
 # be red, its unmutated tree green); with TRACE=1 each tree's light trace
@@ -73,6 +74,19 @@ for r in 1 2 3; do
     b=$A-build; [ $v = copy ] && b=$B-build
     timeout 60 $b/tools/bench_cuda --sizes 3840x2160,1920x1080 --metrics ssim \
       --frames ${FRAMES:-2000} --warmup 50 --interleave 2>&1 | grep ' device ' | sed "s/^/$v r$r: /"
+  done
+done
+# the same rounds gated (bench_cuda --gate 300: every launch of a frame
+# queued before the GPU reaches it): the events then time the GPU's work
+# alone (session 51, call 2: a gated process's SSIM 4K events within
+# about 1 us of each other, the ungated ones 5-6 us apart;
+# docs/performance.md). Read these events for a change of a few us.
+for r in 1 2 3; do
+  for v in tree copy; do
+    b=$A-build; [ $v = copy ] && b=$B-build
+    timeout 60 $b/tools/bench_cuda --sizes 3840x2160,1920x1080 --metrics ssim \
+      --frames ${FRAMES:-2000} --warmup 50 --interleave --gate 300 2>&1 | grep ' device ' |
+      sed "s/^/$v gated r$r: /"
   done
 done
 echo "bench $(( $(date +%s) - t0 )) s"
