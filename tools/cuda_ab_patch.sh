@@ -69,24 +69,19 @@ bld $B $B-build copy
 wait
 echo "builds $(( $(date +%s) - t0 )) s"
 
-for r in 1 2 3; do
-  for v in tree copy; do
-    b=$A-build; [ $v = copy ] && b=$B-build
-    timeout 60 $b/tools/bench_cuda --sizes 3840x2160,1920x1080 --metrics ssim \
-      --frames ${FRAMES:-2000} --warmup 50 --interleave 2>&1 | grep ' device ' | sed "s/^/$v r$r: /"
-  done
-done
-# the same rounds gated (bench_cuda --gate 300: every launch of a frame
-# queued before the GPU reaches it): the events then time the GPU's work
-# alone (session 51, call 2: a gated process's SSIM 4K events within
-# about 1 us of each other, the ungated ones 5-6 us apart;
-# docs/performance.md). Read these events for a change of a few us.
-for r in 1 2 3; do
-  for v in tree copy; do
-    b=$A-build; [ $v = copy ] && b=$B-build
-    timeout 60 $b/tools/bench_cuda --sizes 3840x2160,1920x1080 --metrics ssim \
-      --frames ${FRAMES:-2000} --warmup 50 --interleave --gate 300 2>&1 | grep ' device ' |
-      sed "s/^/$v gated r$r: /"
+# three rounds as is, then three gated (bench_cuda --gate 300: every
+# launch of a frame queued before the GPU reaches it): the events then
+# time the GPU's work alone (session 51, call 2: a gated process's SSIM
+# 4K events within about 1 us of each other, the ungated ones 5-6 us
+# apart; docs/performance.md). Read these events for a change of a few us.
+for gate in "" "--gate 300"; do
+  for r in 1 2 3; do
+    for v in tree copy; do
+      b=$A-build; [ $v = copy ] && b=$B-build
+      timeout 60 $b/tools/bench_cuda --sizes 3840x2160,1920x1080 --metrics ssim \
+        --frames ${FRAMES:-2000} --warmup 50 --interleave $gate 2>&1 | grep ' device ' |
+        sed "s/^/$v${gate:+ gated} r$r: /"
+    done
   done
 done
 echo "bench $(( $(date +%s) - t0 )) s"
