@@ -4,9 +4,9 @@
 # that a call spends none of its device time building (session 51: four
 # trees' binaries carried in one call of 304 s, which ran the scorers and
 # shift tests, three racechecks, a memcheck, one tree's checks, a mutant
-# and an A/B of three rounds). nvcc builds here what it
-# builds there (sm_90 and PTX, the build's own flags); the binaries link
-# the CUDA runtime statically and run on the GPU machine's newer glibc.
+# and an A/B of three rounds). nvcc builds here what it builds there
+# (sm_90 and PTX, the build's own flags); the binaries link the CUDA
+# runtime statically and run on the GPU machine's newer glibc.
 #
 # Here, before the call:
 #   tools/cuda_carry.sh pack NAME=DIR [NAME=DIR ...]
