@@ -6,7 +6,10 @@
 #
 # Here, before the call (copies the files the patch changes, patched, to
 # .dev/abtree, which the call carries; the working tree stays as it is):
-#   tools/cuda_ab_patch.sh prepare docs/patches/NAME.diff
+#   [CARRY=1] tools/cuda_ab_patch.sh prepare docs/patches/NAME.diff
+# CARRY=1 also builds both trees' binaries here (tools/cuda_carry.sh pack
+# tree=. copy=<the patched tree>), and `run` then takes them from
+# .dev/carry.tar.xz instead of building: no device time spent building.
 # On the GPU machine (the device tool's run, carry [".dev"]):
 #   OUT=$OUT SEED=N [MUTANTS="name .."] [TRACE=1] [LIMIT=s] [FRAMES=n] tools/cuda_ab_patch.sh run
 #
@@ -39,7 +42,11 @@ case "$cmd" in
     git -C "$tmp" diff --name-only | while read -r f; do
       mkdir -p ".dev/abtree/$(dirname "$f")" && cp "$tmp/$f" ".dev/abtree/$f"
     done
+    rm -f .dev/carry.tar.xz
+    rc=0
+    [ "${CARRY:-0}" = 1 ] && { tools/cuda_carry.sh pack tree=. copy="$tmp" || rc=1; }
     git worktree remove --force "$tmp"
+    [ $rc = 0 ] || exit 1
     find .dev/abtree -type f
     exit 0 ;;
   run) ;;
@@ -64,9 +71,19 @@ bld() { # src build name targets...
     > "$O/build-$name.log" 2>&1 && ninja -C "$b" "$@" >> "$O/build-$name.log" 2>&1) ||
     echo "build $name failed (build-$name.log)"
 }
-bld "$R" $A-build tree tools/bench_cuda &
-bld $B $B-build copy
-wait
+if [ -f .dev/carry.tar.xz ]; then
+  # the binaries built here (prepare with CARRY=1): A-build and B-build
+  # are the carried trees
+  tools/cuda_carry.sh unpack /tmp/ab-carry > /dev/null || exit 1
+  [ -d /tmp/ab-carry/tree ] && [ -d /tmp/ab-carry/copy ] ||
+    { echo ".dev/carry.tar.xz holds no tree and copy: prepare with CARRY=1" >&2; exit 2; }
+  ln -s /tmp/ab-carry/tree $A-build && ln -s /tmp/ab-carry/copy $B-build
+  echo "carried: $(tr '\n' ' ' < /tmp/ab-carry/MANIFEST)"
+else
+  bld "$R" $A-build tree tools/bench_cuda &
+  bld $B $B-build copy
+  wait
+fi
 echo "builds $(( $(date +%s) - t0 )) s"
 
 # three rounds as is, then three gated (bench_cuda --gate 300: every
