@@ -10,6 +10,7 @@
 # CARRY=1 also builds both trees' binaries here (tools/cuda_carry.sh pack
 # tree=. copy=<the patched tree>), and `run` then takes them from
 # .dev/carry.tar.xz instead of building: no device time spent building.
+# Without it, prepare removes .dev/carry.tar.xz, and run builds both.
 # On the GPU machine (the device tool's run, carry [".dev"]):
 #   OUT=$OUT SEED=N [MUTANTS="name .."] [TRACE=1] [LIMIT=s] [FRAMES=n] tools/cuda_ab_patch.sh run
 #
