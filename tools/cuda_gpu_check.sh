@@ -628,7 +628,8 @@ PY
       # tree and exact event ms, ratio, scorer, round, tree event ms,
       # events' ratio.
       # Then, per scorer, its rounds' events exact minus tree in us: apart
-      # from the others' and steady across rounds means placement.
+      # from the others' and steady across rounds would mean placement
+      # (session 51: they moved together, round by round; not placement).
       for p in 1 2 3 gated; do
         echo "== scorers, process $p"
         timeout 90 "$B/tools/bench_cuda" --sizes 3840x2160 --metrics ssim --frames 1000 \
