@@ -19,8 +19,18 @@ import sys
 split_walk = '--split-walk' in sys.argv[1:]
 light = '--light' in sys.argv[1:]
 cross_split = '--cross-split' in sys.argv[1:]
+# --fine (with --light): finer stamps of the split blocks and the small
+# walk's chain, printed after each kernel's own end (session 52): "TG g c
+# e early w0 w1 w2 fed2 xsplit rest end", cycles: the early crossing runs
+# of warps 0, 1 and 2 (cross_split_runs; 0 where not formed), then after
+# the plan FED 2's publish, cross_split (with its barrier), the rest up to
+# the FED end, and that end (fence, barrier, flags); "TH s steps place
+# prog chain after", cycles of the chain's step placement (scans and
+# counts), its steps' stores, warp 0's chain and the barriers after
+fine = '--fine' in sys.argv[1:]
+assert light or not fine, '--fine goes with --light'
 assert not (light and split_walk), '--split-walk stamps the finer half, which --light leaves out'
-p = [a for a in sys.argv[1:] if a not in ('--split-walk', '--light', '--cross-split')][0]
+p = [a for a in sys.argv[1:] if a not in ('--split-walk', '--light', '--cross-split', '--fine')][0]
 s = open(p).read()
 def rep(old, new):
     global s
@@ -226,6 +236,89 @@ if cross_split:
         }
         if (tid == 0 && e == EQ_ORD_NONE)
             printf("TP %lld %d %d %lld\\n", g, (int)early, (int)(early && xs.formed), q1 - q0);''')
+if fine:
+    rep('''    __shared__ long long ticket;
+    __shared__ double own, own_prefix;''', '''    __shared__ long long ticket;
+    __shared__ long long trw[3];
+    long long tq[5];
+    if (threadIdx.x < 3)
+        trw[threadIdx.x] = 0;
+    __shared__ double own, own_prefix;''')
+    rep('''            if constexpr (CROSS == 2)
+                cross_split_runs(stage, count, k, &xs);''', '''            const long long x0 = clock64();
+            if constexpr (CROSS == 2)
+                cross_split_runs(stage, count, k, &xs);
+            if (tid < 96 && lane == 0)
+                trw[warp] = clock64() - x0;''')
+    rep('''    const int e = own_plan;
+    /* a chunk planned term by term: its run (poisoned) and plan are''', '''    const int e = own_plan;
+    tq[0] = clock64();
+    /* a chunk planned term by term: its run (poisoned) and plan are''')
+    rep('''    const bool run_left = FED != 2 || e != EQ_ORD_NONE''', '''    tq[1] = clock64();
+    const bool run_left = FED != 2 || e != EQ_ORD_NONE''')
+    rep('''    if (count <= 0) {
+        if (tid == 0)
+            empty_chunk(g, e, runs, split_idx, run_left);''', '''    tq[2] = clock64();
+    if (count <= 0) {
+        if (tid == 0)
+            empty_chunk(g, e, runs, split_idx, run_left);''')
+    rep('''    if (FED) {
+        __threadfence();
+        __syncthreads();
+        if (tid == 0) {
+            if (FED == 2 && e != EQ_ORD_NONE) /* else published after the plan */
+                st_release_u32(&run_ready[g], epoch);
+            st_release_u32(&done[g], epoch);
+        }
+    }
+}''', '''    tq[3] = clock64();
+    if (FED) {
+        __threadfence();
+        __syncthreads();
+        if (tid == 0) {
+            if (FED == 2 && e != EQ_ORD_NONE) /* else published after the plan */
+                st_release_u32(&run_ready[g], epoch);
+            st_release_u32(&done[g], epoch);
+        }
+    }
+    tq[4] = clock64();
+    if (tid == 0)
+        printf("TG %lld %d %d %d %lld %lld %lld %lld %lld %lld %lld\\n", g, c, e, early_e0,
+               trw[0], trw[1], trw[2], tq[1] - tq[0], tq[2] - tq[1], tq[3] - tq[2], tq[4] - tq[3]);
+}''')
+    rep('''    long long tk[8];
+    int iters = 0;''', '''    long long tk[8], th[3] = {0, 0, 0};
+    int th_steps = -1;
+    int iters = 0;''')
+    rep('''        bad = __syncthreads_or(bad);''', '''        bad = __syncthreads_or(bad);
+        th[0] = clock64();''')
+    rep('''                sh.prog[at] = q;
+            }
+            __syncthreads();
+            if (w == 0) {''', '''                sh.prog[at] = q;
+            }
+            __syncthreads();
+            th[1] = clock64();
+            th_steps = steps;
+            if (w == 0) {''')
+    rep('''                        atomicAdd(&counters[EQC_CNT_CROSS_APPLIED], nxchain);
+                }
+            }
+            __syncthreads();''', '''                        atomicAdd(&counters[EQC_CNT_CROSS_APPLIED], nxchain);
+                }
+            }
+            th[2] = clock64();
+            __syncthreads();''')
+    rep('''        }
+    }
+    TRK(6);
+''', '''        }
+    }
+    TRK(6);
+    if (c == 0 && th_steps >= 0)
+        printf("TH %d %d %lld %lld %lld %lld\\n", s, th_steps, th[0] - tk[2], th[1] - th[0],
+               th[2] - th[1], tk[6] - th[2]);
+''')
 open(p, 'w').write(s)
 if light:
     sys.exit(0)

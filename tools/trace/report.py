@@ -90,3 +90,25 @@ if TX:
     nm = ["scans", "parts", "pieces", "slot+store"]
     print("cross_split n=%d, np median %d; steps us median/max: " % (len(TX), st.median(r[1] for r in TX)) +
           "  ".join("%s %.2f/%.2f" % (n, st.median(r[2 + k] for r in TX) / G, max(r[2 + k] for r in TX) / G) for k, n in enumerate(nm)))
+# patch_ordsum.py --fine: the split blocks' early crossing runs by warp and
+# their phases after the plan (TG), the small walk's chain by step (TH)
+TG = [[int(v) for v in l.split()[1:]] for l in open(sys.argv[1]) if l.startswith("TG ")]
+TH = [[int(v) for v in l.split()[1:]] for l in open(sys.argv[1]) if l.startswith("TH ")]
+if TG:
+    emin = min(r[2] for r in TG)
+    nm = ["early w0", "early w1", "early w2", "fed2 publish", "cross_split", "rest", "fed end"]
+    kinds = (("split c=1", lambda r: r[2] == emin and r[1] == 1),
+             ("split c=2", lambda r: r[2] == emin and r[1] == 2),
+             ("split c>2", lambda r: r[2] == emin and r[1] > 2),
+             ("run", lambda r: r[2] != emin))
+    for name, sel in kinds:
+        R = [r for r in TG if sel(r)]
+        if R:
+            print("TG %-9s n=%4d  " % (name, len(R)) + "  ".join(
+                "%s %.2f/%.2f" % (n, st.median(r[4 + k] for r in R) / G, max(r[4 + k] for r in R) / G)
+                for k, n in enumerate(nm)) + "  (us median/max)")
+if TH:
+    nm = ["place", "prog", "chain", "after"]
+    print("TH n=%d steps median %d max %d  " % (len(TH), st.median(r[1] for r in TH), max(r[1] for r in TH)) +
+          "  ".join("%s %.2f/%.2f" % (n, st.median(r[2 + k] for r in TH) / G, max(r[2 + k] for r in TH) / G)
+                    for k, n in enumerate(nm)) + "  (us median/max)")
