@@ -1,0 +1,106 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Several carried trees side by side on the GPU machine, in one call:
+# after `tools/cuda_carry.sh unpack` (their binaries built here by
+# `tools/cuda_carry.sh pack NAME=DIR ...`),
+#
+#   STEPS="trace checks ab" tools/cuda_variants.sh BASE NAME ...
+#
+# runs the steps in order, each as far as the time left allows (LIMIT
+# seconds in all, default 420):
+#   trace   the traced tree TRACE (default tf: a tree patched by
+#           tools/trace/patch_ordsum.py), SSIM at 4K gated and not
+#           (bench_cuda --frames 6 --warmup 2 --profile [--gate 300]),
+#           each log read by tools/trace/report.py; its TG and TH lines
+#           printed (--fine)
+#   checks  every NAME but BASE through cuda_gpu_check.sh's kernels,
+#           parity and fixtures (SEED, FIX as there)
+#   ab      ROUNDS (default 3) gated rounds: BASE and each NAME in turn,
+#           a process each (bench_cuda --sizes S --metrics ssim --frames
+#           1000 --warmup 50 --interleave --scorers 2 --gate 300, S in
+#           SIZES, default 3840x2160), one line per process: exact minus
+#           tree, exact and tree, CUDA-event medians in us of each
+#           scorer and round; then the minimum and median of each tree's
+#           lines (gated, each mode has two levels that hold for seconds,
+#           session 52: compare minima, or like levels)
+# Logs under OUT (default ./gpu-out); the carried trees under CARRY
+# (default /tmp/carry). Session 52's calls ran these steps as scripts in
+# .dev; this is their form for any set of trees.
+set -u
+R=$(cd "$(dirname "$0")/.." && pwd) || exit 2
+OUT=${OUT:-$PWD/gpu-out} C=${CARRY:-/tmp/carry} L=${LIMIT:-420}
+STEPS=${STEPS:-checks ab} ROUNDS=${ROUNDS:-3} SIZES=${SIZES:-3840x2160} TRACE=${TRACE:-tf}
+[ $# -ge 1 ] || { echo "usage: STEPS=\"trace checks ab\" tools/cuda_variants.sh BASE NAME ..." >&2; exit 2; }
+for v in "$@"; do
+  [ -x "$C/$v/tools/bench_cuda" ] || { echo "cuda_variants.sh: no carried tree $C/$v" >&2; exit 2; }
+done
+mkdir -p "$OUT"
+t0=$(date +%s)
+left() { echo $((L - ($(date +%s) - t0))); }
+
+trace() {
+  [ -x "$C/$TRACE/tools/bench_cuda" ] || { echo "trace: no carried tree $C/$TRACE" >&2; return; }
+  for g in 300 0; do
+    [ "$(left)" -gt 20 ] || return
+    local log=$OUT/trace-$TRACE-g$g.log
+    timeout 30 "$C/$TRACE/tools/bench_cuda" --sizes 3840x2160 --metrics ssim --frames 6 \
+      --warmup 2 --profile $([ $g = 300 ] && echo --gate 300) > "$log" 2>&1
+    echo "trace $TRACE gate $g: rc=$?, $(grep -c '^T' "$log") lines"
+    python3 "$R/tools/trace/report.py" "$log" > "$OUT/report-$TRACE-g$g.txt" 2>&1
+    grep -E '^(TG|TH) ' "$OUT/report-$TRACE-g$g.txt"
+  done
+}
+
+checks() {
+  shift
+  for v in "$@"; do
+    [ "$(left)" -gt 40 ] || return
+    BUILD_DIR=$C/$v OUT=$OUT/checks-$v "$R/tools/cuda_gpu_check.sh" kernels parity fixtures 2>&1 |
+      grep -E '^== ' | sed "s/^/$v: /"
+  done
+}
+
+n=0
+one() { # name size: one gated process, its lines into ab.log
+  local label="p$n-$1"
+  n=$((n + 1))
+  timeout 60 "$C/$1/tools/bench_cuda" --sizes "$2" --metrics ssim --frames 1000 --warmup 50 \
+    --interleave --scorers 2 --gate 300 2>&1 | sed "s/^/$label /" >> "$OUT/ab.log"
+  grep "^$label " "$OUT/ab.log" | grep -E ' ssim +device ' | tr -d ',)' | awk -v L="$label $2" '
+    { e = $7 * 1000; t = $(NF - 2) * 1000
+      d = d sprintf(" %.1f", e - t); x = x sprintf(" %.1f", e); y = y sprintf(" %.1f", t) }
+    END { printf "%-24s ex-tree%s | ex%s | tree%s\n", L, d, x, y }'
+}
+
+ab() {
+  local r v sz
+  for r in $(seq "$ROUNDS"); do
+    for v in "$@"; do
+      for sz in ${SIZES//,/ }; do
+        [ "$(left)" -gt 15 ] && one "$v" "$sz"
+      done
+    done
+  done
+  # per tree and size: minimum and median of the exact and tree lines
+  grep -E ' ssim +device ' "$OUT/ab.log" | tr -d ',)' | awk '
+    { split($1, p, "-"); k = substr($1, length(p[1]) + 2) " " $2
+      e[k] = e[k] " " $7 * 1000; t[k] = t[k] " " $(NF - 2) * 1000 }
+    END { for (k in e) print k "|" e[k] "|" t[k] }' | sort | python3 -c '
+import sys, statistics as st
+for line in sys.stdin:
+    k, e, t = line.split("|")
+    e = [float(v) for v in e.split()]; t = [float(v) for v in t.split()]
+    print("%-24s n=%2d exact min %.1f median %.1f | tree min %.1f median %.1f | min/min %.3f" % (
+        k, len(e), min(e), st.median(e), min(t), st.median(t), min(e) / min(t)))'
+}
+
+for s in $STEPS; do
+  echo "== $s ($(( $(date +%s) - t0 )) s)"
+  case $s in
+    trace) trace ;;
+    checks) checks "$@" ;;
+    ab) ab "$@" ;;
+    *) echo "cuda_variants.sh: no step '$s'" >&2; exit 2 ;;
+  esac
+done
+echo "== total $(( $(date +%s) - t0 )) s"
