@@ -61,19 +61,23 @@ checks() {
 }
 
 n=0
-one() { # name size: one gated process, its lines into ab.log
+one() { # name size: one gated process; its lines into ab.log, each scorer and
+  # round's CUDA-event medians (us) into ab.tsv: label size exact tree
   local label="p$n-$1"
   n=$((n + 1))
   timeout 60 "$C/$1/tools/bench_cuda" --sizes "$2" --metrics ssim --frames 1000 --warmup 50 \
     --interleave --scorers 2 --gate 300 2>&1 | sed "s/^/$label /" >> "$OUT/ab.log"
-  grep "^$label " "$OUT/ab.log" | grep -E ' ssim +device ' | tr -d ',)' | awk -v L="$label $2" '
-    { e = $7 * 1000; t = $(NF - 2) * 1000
-      d = d sprintf(" %.1f", e - t); x = x sprintf(" %.1f", e); y = y sprintf(" %.1f", t) }
-    END { printf "%-24s ex-tree%s | ex%s | tree%s\n", L, d, x, y }'
+  grep "^$label " "$OUT/ab.log" | grep -E ' ssim +device ' | tr -d ',)' |
+    awk '{ print $1, $2, $7 * 1000, $(NF - 2) * 1000 }' >> "$OUT/ab.tsv"
+  awk -v L="$label" -v S="$2" '$1 == L {
+      d = d sprintf(" %.1f", $3 - $4); x = x sprintf(" %.1f", $3); y = y sprintf(" %.1f", $4) }
+    END { printf "%-24s ex-tree%s | ex%s | tree%s\n", L " " S, d, x, y }' "$OUT/ab.tsv"
 }
 
 ab() {
   local r v sz
+  : > "$OUT/ab.log"
+  : > "$OUT/ab.tsv"
   for r in $(seq "$ROUNDS"); do
     for v in "$@"; do
       for sz in ${SIZES//,/ }; do
@@ -82,16 +86,19 @@ ab() {
     done
   done
   # per tree and size: minimum and median of the exact and tree lines
-  grep -E ' ssim +device ' "$OUT/ab.log" | tr -d ',)' | awk '
-    { split($1, p, "-"); k = substr($1, length(p[1]) + 2) " " $2
-      e[k] = e[k] " " $7 * 1000; t[k] = t[k] " " $(NF - 2) * 1000 }
-    END { for (k in e) print k "|" e[k] "|" t[k] }' | sort | python3 -c '
+  [ -s "$OUT/ab.tsv" ] || return
+  python3 - "$OUT/ab.tsv" <<'PY'
 import sys, statistics as st
-for line in sys.stdin:
-    k, e, t = line.split("|")
-    e = [float(v) for v in e.split()]; t = [float(v) for v in t.split()]
+E, T = {}, {}
+for line in open(sys.argv[1]):
+    label, size, e, t = line.split()
+    k = "%s %s" % (label.split("-", 1)[1], size)
+    E.setdefault(k, []).append(float(e)); T.setdefault(k, []).append(float(t))
+for k in sorted(E):
+    e, t = E[k], T[k]
     print("%-24s n=%2d exact min %.1f median %.1f | tree min %.1f median %.1f | min/min %.3f" % (
-        k, len(e), min(e), st.median(e), min(t), st.median(t), min(e) / min(t)))'
+        k, len(e), min(e), st.median(e), min(t), st.median(t), min(e) / min(t)))
+PY
 }
 
 for s in $STEPS; do
