@@ -237,85 +237,66 @@ if cross_split:
         if (tid == 0 && e == EQ_ORD_NONE)
             printf("TP %lld %d %d %lld\\n", g, (int)early, (int)(early && xs.formed), q1 - q0);''')
 if fine:
-    rep('''    __shared__ long long ticket;
-    __shared__ double own, own_prefix;''', '''    __shared__ long long ticket;
-    __shared__ long long trw[3];
+    # each stamp placed before or after a unique line of the source
+    before = lambda anchor, text: rep(anchor, text + anchor)
+    after = lambda anchor, text: rep(anchor, anchor + text)
+    after('''    __shared__ long long ticket;
+''', '''    __shared__ long long trw[3];
     long long tq[5];
     if (threadIdx.x < 3)
         trw[threadIdx.x] = 0;
-    __shared__ double own, own_prefix;''')
-    rep('''            if constexpr (CROSS == 2)
-                cross_split_runs(stage, count, k, &xs);''', '''            const long long x0 = clock64();
-            if constexpr (CROSS == 2)
+''')
+    before('''            if constexpr (CROSS == 2)
                 cross_split_runs(stage, count, k, &xs);
-            if (tid < 96 && lane == 0)
-                trw[warp] = clock64() - x0;''')
-    rep('''    const int e = own_plan;
-    /* a chunk planned term by term: its run (poisoned) and plan are''', '''    const int e = own_plan;
-    tq[0] = clock64();
-    /* a chunk planned term by term: its run (poisoned) and plan are''')
-    rep('''    const bool run_left = FED != 2 || e != EQ_ORD_NONE''', '''    tq[1] = clock64();
-    const bool run_left = FED != 2 || e != EQ_ORD_NONE''')
-    rep('''    if (count <= 0) {
+''', '''            const long long x0 = clock64();
+''')
+    after('''                cross_split_runs(stage, count, k, &xs);
+''', '''            if (tid < 96 && lane == 0)
+                trw[warp] = clock64() - x0;
+''')
+    after('''    const int e = own_plan;
+''', '''    tq[0] = clock64();
+''')
+    before('''    const bool run_left = FED != 2 || e != EQ_ORD_NONE''', '''    tq[1] = clock64();
+''')
+    before('''    if (count <= 0) {
         if (tid == 0)
-            empty_chunk(g, e, runs, split_idx, run_left);''', '''    tq[2] = clock64();
-    if (count <= 0) {
-        if (tid == 0)
-            empty_chunk(g, e, runs, split_idx, run_left);''')
-    rep('''    if (FED) {
+            empty_chunk(''', '''    tq[2] = clock64();
+''')
+    before('''    if (FED) {
         __threadfence();
         __syncthreads();
         if (tid == 0) {
-            if (FED == 2 && e != EQ_ORD_NONE) /* else published after the plan */
-                st_release_u32(&run_ready[g], epoch);
-            st_release_u32(&done[g], epoch);
+            if (FED == 2 && e != EQ_ORD_NONE)''', '''    tq[3] = clock64();
+''')
+    after('''            st_release_u32(&done[g], epoch);
         }
     }
-}''', '''    tq[3] = clock64();
-    if (FED) {
-        __threadfence();
-        __syncthreads();
-        if (tid == 0) {
-            if (FED == 2 && e != EQ_ORD_NONE) /* else published after the plan */
-                st_release_u32(&run_ready[g], epoch);
-            st_release_u32(&done[g], epoch);
-        }
-    }
-    tq[4] = clock64();
+''', '''    tq[4] = clock64();
     if (tid == 0)
         printf("TG %lld %d %d %d %lld %lld %lld %lld %lld %lld %lld\\n", g, c, e, early_e0,
                trw[0], trw[1], trw[2], tq[1] - tq[0], tq[2] - tq[1], tq[3] - tq[2], tq[4] - tq[3]);
-}''')
+''')
     rep('''    long long tk[8];
     int iters = 0;''', '''    long long tk[8], th[3] = {0, 0, 0};
     int th_steps = -1;
     int iters = 0;''')
-    rep('''        bad = __syncthreads_or(bad);''', '''        bad = __syncthreads_or(bad);
-        th[0] = clock64();''')
-    rep('''                sh.prog[at] = q;
-            }
-            __syncthreads();
-            if (w == 0) {''', '''                sh.prog[at] = q;
-            }
-            __syncthreads();
-            th[1] = clock64();
+    after('''        bad = __syncthreads_or(bad);
+''', '''        th[0] = clock64();
+''')
+    before('''            if (w == 0) {
+                double y = sum;''', '''            th[1] = clock64();
             th_steps = steps;
-            if (w == 0) {''')
-    rep('''                        atomicAdd(&counters[EQC_CNT_CROSS_APPLIED], nxchain);
+''')
+    after('''                        atomicAdd(&counters[EQC_CNT_CROSS_APPLIED], nxchain);
                 }
             }
-            __syncthreads();''', '''                        atomicAdd(&counters[EQC_CNT_CROSS_APPLIED], nxchain);
-                }
-            }
-            th[2] = clock64();
-            __syncthreads();''')
-    rep('''        }
+''', '''            th[2] = clock64();
+''')
+    after('''        }
     }
     TRK(6);
-''', '''        }
-    }
-    TRK(6);
-    if (c == 0 && th_steps >= 0)
+''', '''    if (c == 0 && th_steps >= 0)
         printf("TH %d %d %lld %lld %lld %lld\\n", s, th_steps, th[0] - tk[2], th[1] - th[0],
                th[2] - th[1], tk[6] - th[2]);
 ''')
