@@ -23,6 +23,8 @@
 #           scorer and round; then the minimum and median of each tree's
 #           lines (gated, each mode has two levels that hold for seconds,
 #           session 52: compare minima, or like levels)
+#   bundle  (last) cuda_gpu_check.sh's bundle: every log under OUT packed
+#           into OUT/logs.tar.gz (the device tool brings back 8 files)
 # Logs under OUT (default ./gpu-out); the carried trees under CARRY
 # (default /tmp/carry). Session 52's calls ran these steps as scripts in
 # .dev; this is their form for any set of trees.
@@ -107,6 +109,7 @@ for s in $STEPS; do
     trace) trace ;;
     checks) checks "$@" ;;
     ab) ab "$@" ;;
+    bundle) OUT=$OUT "$R/tools/cuda_gpu_check.sh" bundle > /dev/null ;;
     *) echo "cuda_variants.sh: no step '$s'" >&2; exit 2 ;;
   esac
 done
