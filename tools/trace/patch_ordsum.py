@@ -29,6 +29,7 @@ cross_split = '--cross-split' in sys.argv[1:]
 # counts), its steps' stores, warp 0's chain and the barriers after
 fine = '--fine' in sys.argv[1:]
 assert light or not fine, '--fine goes with --light'
+assert not (fine and cross_split), '--fine stamps cross_split where --cross-split prints'
 assert not (light and split_walk), '--split-walk stamps the finer half, which --light leaves out'
 p = [a for a in sys.argv[1:] if a not in ('--split-walk', '--light', '--cross-split', '--fine')][0]
 s = open(p).read()
@@ -240,11 +241,35 @@ if fine:
     # each stamp placed before or after a unique line of the source
     before = lambda anchor, text: rep(anchor, text + anchor)
     after = lambda anchor, text: rep(anchor, anchor + text)
+    before('''static __device__ __forceinline__ void cross_split(''',
+           '''__shared__ long long tr_cs[5]; /* cross_split's steps, lane 31's clock */
+''')
+    before('''    const double inc = warp_scan_sum(xs->tot[lane], lane);
+''', '''    if (lane == 31)
+        tr_cs[0] = clock64();
+''')
+    after('''    const int tt = __ffs(cross) - 1;
+''', '''    if (lane == 31)
+        tr_cs[1] = clock64();
+''')
+    before('''    /* lane 31: the scans' totals, the pieces''', '''    tr_cs[2] = clock64();
+''')
+    after('''    xs->formed = np >= 0;
+''', '''    tr_cs[3] = clock64();
+''')
+    rep('''        runs[g] = eq_ord_poison();
+    split_idx[g] = slot;
+}''', '''        runs[g] = eq_ord_poison();
+    split_idx[g] = slot;
+    tr_cs[4] = clock64();
+}''')
     after('''    __shared__ long long ticket;
 ''', '''    __shared__ long long trw[3];
     long long tq[5];
     if (threadIdx.x < 3)
         trw[threadIdx.x] = 0;
+    if (threadIdx.x < 5)
+        tr_cs[threadIdx.x] = 0;
 ''')
     before('''            if constexpr (CROSS == 2)
                 cross_split_runs(stage, count, k, &xs);
@@ -274,8 +299,10 @@ if fine:
     }
 ''', '''    tq[4] = clock64();
     if (tid == 0)
-        printf("TG %lld %d %d %d %lld %lld %lld %lld %lld %lld %lld\\n", g, c, e, early_e0,
-               trw[0], trw[1], trw[2], tq[1] - tq[0], tq[2] - tq[1], tq[3] - tq[2], tq[4] - tq[3]);
+        printf("TG %lld %d %d %d %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld\\n", g, c,
+               e, early_e0, trw[0], trw[1], trw[2], tq[1] - tq[0], tq[2] - tq[1], tq[3] - tq[2],
+               tq[4] - tq[3], tr_cs[4] ? tr_cs[1] - tr_cs[0] : 0, tr_cs[4] ? tr_cs[2] - tr_cs[1] : 0,
+               tr_cs[4] ? tr_cs[3] - tr_cs[2] : 0, tr_cs[4] ? tr_cs[4] - tr_cs[3] : 0);
 ''')
     rep('''    long long tk[8];
     int iters = 0;''', '''    long long tk[8], th[3] = {0, 0, 0};

@@ -96,7 +96,8 @@ TG = [[int(v) for v in l.split()[1:]] for l in open(sys.argv[1]) if l.startswith
 TH = [[int(v) for v in l.split()[1:]] for l in open(sys.argv[1]) if l.startswith("TH ")]
 if TG:
     emin = min(r[2] for r in TG)
-    nm = ["early w0", "early w1", "early w2", "fed2 publish", "cross_split", "rest", "fed end"]
+    nm = ["early w0", "early w1", "early w2", "fed2 publish", "crossing block", "rest", "fed end",
+          "cs scans", "cs parts", "cs pieces", "cs slot+store"]
     kinds = (("split c=1", lambda r: r[2] == emin and r[1] == 1),
              ("split c=2", lambda r: r[2] == emin and r[1] == 2),
              ("split c>2", lambda r: r[2] == emin and r[1] > 2),
