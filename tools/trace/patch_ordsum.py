@@ -21,12 +21,16 @@ light = '--light' in sys.argv[1:]
 cross_split = '--cross-split' in sys.argv[1:]
 # --fine (with --light): finer stamps of the split blocks and the small
 # walk's chain, printed after each kernel's own end (session 52): "TG g c
-# e early w0 w1 w2 fed2 xsplit rest end", cycles: the early crossing runs
-# of warps 0, 1 and 2 (cross_split_runs; 0 where not formed), then after
-# the plan FED 2's publish, cross_split (with its barrier), the rest up to
-# the FED end, and that end (fence, barrier, flags); "TH s steps place
-# prog chain after", cycles of the chain's step placement (scans and
-# counts), its steps' stores, warp 0's chain and the barriers after
+# e early w0 w1 w2 fed2 cross rest end scans parts pieces store", cycles:
+# the early crossing runs of warps 0, 1 and 2 (cross_split_runs; 0 where
+# not formed); after the plan FED 2's publish, the crossing block
+# (cross_split with its barrier), the rest up to the FED end, and that end
+# (fence, barrier, flags); then cross_split's steps by lane 31's clock,
+# kept in shared memory (--cross-split's TX line printed them from inside
+# it, which lengthened the blocks; 0 where no record was formed). "TH s
+# steps place prog chain after": cycles of the chain's step placement
+# (scans and counts), its steps' stores, warp 0's chain and the barriers
+# after
 fine = '--fine' in sys.argv[1:]
 assert light or not fine, '--fine goes with --light'
 assert not (fine and cross_split), '--fine stamps cross_split where --cross-split prints'
