@@ -279,7 +279,10 @@ if fine:
                 cross_split_runs(stage, count, k, &xs);
 ''', '''            const long long x0 = clock64();
 ''')
-    after('''                cross_split_runs(stage, count, k, &xs);
+    # after the if constexpr's else branch: an anchor between its two
+    # branches made cross_form the stamp's else (session 53: the fine
+    # trace's illegal address)
+    after('''                cross_form(stage, count, k, cross + g);
 ''', '''            if (tid < 96 && lane == 0)
                 trw[warp] = clock64() - x0;
 ''')
