@@ -30,9 +30,7 @@ cross_split = '--cross-split' in sys.argv[1:]
 # it, which lengthened the blocks; 0 where no record was formed). "TH s
 # steps place prog chain after": cycles of the chain's step placement
 # (scans and counts), its steps' stores, warp 0's chain and the barriers
-# after. The fused block's TF line follows its TG line (session 53: before
-# the FED end, its printf had made "rest" and "end" about 1 ms and held
-# the small walk's flags as long)
+# after
 fine = '--fine' in sys.argv[1:]
 assert light or not fine, '--fine goes with --light'
 assert not (fine and cross_split), '--fine stamps cross_split where --cross-split prints'
@@ -54,9 +52,10 @@ static __device__ __forceinline__ unsigned long long tr_gt(void)
 '''
 rep('static __device__ __forceinline__ unsigned ld_acquire_u32(', helpers + 'static __device__ __forceinline__ unsigned ld_acquire_u32(')
 # fused kernel
-# its TF line: the block's end (TRK(7) and gt7, the FED end after it); with
-# --fine after the TG line, after the FED end, so that the printf (about
-# 1 ms) delays neither TG's last phases nor the small walk's flags
+# its TF line: the block's end (TRK(7) and gt7, the FED end after it),
+# printed after the FED end (and --fine's TG line), so that the printf
+# (about 1 ms) holds neither the small walk's flags nor TG's last phases
+# (before session 53 it came before the FED end)
 tf_print = '''    if (tid == 0)
         printf("TF %lld %d %d %d %llu %llu %lld %lld %lld %lld %lld %lld %lld\\n", g, c, e, count,
                gt0, gt7, tk[1] - tk[0], tk[2] - tk[1], tk[3] - tk[2], tk[4] - tk[3],
@@ -102,7 +101,15 @@ rep('''        chunk_result(stage + lane * RUNS_ROW, min(max(count - lane * 32, 
     __syncthreads();
     TRK(7);
     const unsigned long long gt7 = tr_gt();
-''' + ('' if fine else tf_print))
+''')
+# after the FED end (--fine's TG line goes before it, anchored on the same line)
+rep('''            st_release_u32(&done[g], epoch);
+        }
+    }
+''', '''            st_release_u32(&done[g], epoch);
+        }
+    }
+''' + tf_print)
 # small walk
 rep('''    const int s = blockIdx.x, c = threadIdx.x, lane = c & 31, w = c >> 5;
     const int g = c / EQC_ORD_SEG, j = c % EQC_ORD_SEG;
@@ -317,7 +324,7 @@ if fine:
                e, early_e0, trw[0], trw[1], trw[2], tq[1] - tq[0], tq[2] - tq[1], tq[3] - tq[2],
                tq[4] - tq[3], tr_cs[4] ? tr_cs[1] - tr_cs[0] : 0, tr_cs[4] ? tr_cs[2] - tr_cs[1] : 0,
                tr_cs[4] ? tr_cs[3] - tr_cs[2] : 0, tr_cs[4] ? tr_cs[4] - tr_cs[3] : 0);
-''' + tf_print)
+''')
     rep('''    long long tk[8];
     int iters = 0;''', '''    long long tk[8], th[3] = {0, 0, 0};
     int th_steps = -1;
