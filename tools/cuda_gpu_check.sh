@@ -336,11 +336,14 @@ for s in $steps; do
       # record's last piece
       # not copied to the pool; the crossing lane's part after the crossing
       # composed in the wrong order
-      mut xstot 's/        xs->tot\[lane\] = eq_ord_lane_total(stage, RUNS_ROW, 32, count, lane);/        xs->tot[lane] = eq_ord_lane_total(stage, RUNS_ROW, 32, count, lane ^ 1);/'
+      mut xstot 's/        const double tot = eq_ord_lane_total(stage, RUNS_ROW, 32, count, lane);/        const double tot = eq_ord_lane_total(stage, RUNS_ROW, 32, count, lane ^ 1);/'
       mut xsearly 's/        const bool early = e0 != EQ_ORD_NONE \&\& e0 == early_e0;/        const bool early = e0 != EQ_ORD_NONE \&\& early_e0 != EQ_ORD_NONE;/'
       mut xsapprox 's/cross_split(stage, count, e0, own_prefix, g,/cross_split(stage, count, e0, own_prefix + cs, g,/'
       mut xscopy 's/^            for (int q = 0; q < np; q++)$/            for (int q = 0; q < np - 1; q++)/'
       mut xsscan 's/            r3 = eq_ord_compose(y3, r3);/            r3 = eq_ord_compose(r3, y3);/'
+      # the crossing lane's scan of terms, formed before the wait for every
+      # lane (session 53), from its neighbour's terms
+      mut xsrows 's/^            const double x = lane < nt ? stage\[l \* RUNS_ROW + lane\] : 0.0;$/            const double x = lane < nt ? stage[(l ^ 1) * RUNS_ROW + lane] : 0.0;/'
       # their rising forms (session 47): the crossing lane's part before the
       # crossing starting with lane 31's increment; the part after it with
       # its last term's; and cross_runs' monotone form: S[l] starting with

@@ -1293,6 +1293,9 @@ static __device__ __forceinline__ void cross_form(const double *stage, int count
 struct CrossSplitShared {
     EqOrdRun P[32], S[32];
     double tot[32];
+    /* cross_split's two scans, formed before the wait: the lanes' totals'
+     * (inc) and each lane's terms' (rows: lane l's terms a lane a term) */
+    double inc[32], rows[32][32];
     unsigned nz_rows;
     int formed; /* 1: the chunk took the form (its slot, or -1, in split_idx) */
 };
@@ -1304,8 +1307,11 @@ template <> struct CrossShared<2> : CrossSplitShared {
 /* Before the wait, by a block of SPLIT_NT threads, every one of which
  * calls it (the barriers before the wait's end publish it): the runs
  * (cross_runs) by warps 0 and 1; by warp 2 each lane's total (its terms
- * added in order from +0.0, as eq_ord_split_from_cross forms them) and
- * whether it holds a non-zero term. */
+ * added in order from +0.0, as eq_ord_split_from_cross forms them), the
+ * scan of those totals and whether it holds a non-zero term; by warps 3
+ * and up the scan of each lane's terms. The two scans are cross_split's,
+ * the same operations on the same values, formed here off the path after
+ * the wait, where the crossing lane is not known yet: every lane's. */
 static __device__ __forceinline__ void cross_split_runs(const double *stage, int count, int e0,
                                                         CrossSplitShared *xs)
 {
@@ -1318,10 +1324,19 @@ static __device__ __forceinline__ void cross_split_runs(const double *stage, int
         bool nz = false;
         for (int k = 0; k < nt; k++)
             nz |= rp[k] != 0.0;
-        xs->tot[lane] = eq_ord_lane_total(stage, RUNS_ROW, 32, count, lane);
+        const double tot = eq_ord_lane_total(stage, RUNS_ROW, 32, count, lane);
+        xs->tot[lane] = tot;
+        xs->inc[lane] = warp_scan_sum(tot, lane);
         const unsigned m = __ballot_sync(0xffffffffu, nz);
         if (lane == 0)
             xs->nz_rows = m;
+    } else {
+        static_assert(SPLIT_NT / 32 > 3, "warps for the rows' scans");
+        for (int l = (tid >> 5) - 3; l < 32; l += SPLIT_NT / 32 - 3) {
+            const int nt = eq_ord_lane_at(l + 1, 32, count) - eq_ord_lane_at(l, 32, count);
+            const double x = lane < nt ? stage[l * RUNS_ROW + lane] : 0.0;
+            xs->rows[l][lane] = warp_scan_sum(x, lane);
+        }
     }
 }
 
@@ -1331,7 +1346,8 @@ static __device__ __forceinline__ void cross_split_runs(const double *stage, int
  * wait, as eq_ord_split_from_cross_at forms it from the approximate
  * prefix `approx` before the chunk (the plan's), bit for bit: the crossing
  * lane by a scan of the lanes' totals, the crossing term by a scan of that
- * lane's terms (a lane a term), the lane's parts before and after it as an
+ * lane's terms (a lane a term; both scans formed before the wait by
+ * cross_split_runs), the lane's parts before and after it as an
  * inclusive scan of one-term runs (the empty run for the others), held to
  * eq_ord_run_spread_ok, then composed with P and S by lane 31. Where the
  * form fits, a slot of the pool (as split_chunk takes one: -1 where the
@@ -1346,7 +1362,7 @@ static __device__ __forceinline__ void cross_split(const double *stage, int coun
                                                    CrossSplitShared *xs, bool store_run)
 {
     const int lane = threadIdx.x & 31;
-    const double inc = warp_scan_sum(xs->tot[lane], lane);
+    const double inc = xs->inc[lane];
     const unsigned out = __ballot_sync(0xffffffffu, eq_ord_binade(approx + inc) != e0);
     if (!(approx > 0.0) || eq_ord_binade(approx) != e0 || !out) {
         if (lane == 31)
@@ -1358,7 +1374,7 @@ static __device__ __forceinline__ void cross_split(const double *stage, int coun
     const double before = __shfl_sync(0xffffffffu, inc, l > 0 ? l - 1 : 0);
     const double base = approx + (l ? before : 0.0);
     const double x = lane < nt ? stage[l * RUNS_ROW + lane] : 0.0;
-    const double c = warp_scan_sum(x, lane);
+    const double c = xs->rows[l][lane];
     const unsigned cross =
         __ballot_sync(0xffffffffu, x != 0.0 && eq_ord_binade(base + c) != e0);
     if (!cross) {

@@ -223,9 +223,9 @@ rep('''            sum = walk_rest(d, c0, sum, pos0, walk, sh.terms, &sh.ex, &sh
                tk[2] - tk[1], tk[6] - tk[2], tk[3] - tk[6]);''')
 if cross_split:
     rep('''    const int lane = threadIdx.x & 31;
-    const double inc = warp_scan_sum(xs->tot[lane], lane);''', '''    const int lane = threadIdx.x & 31;
+    const double inc = xs->inc[lane];''', '''    const int lane = threadIdx.x & 31;
     const long long z0 = clock64();
-    const double inc = warp_scan_sum(xs->tot[lane], lane);''')
+    const double inc = xs->inc[lane];''')
     rep('''    const int tt = __ffs(cross) - 1;
     const unsigned nz = __ballot_sync(0xffffffffu, x != 0.0);''', '''    const int tt = __ffs(cross) - 1;
     const long long z1 = clock64();
@@ -262,7 +262,7 @@ if fine:
     before('''static __device__ __forceinline__ void cross_split(''',
            '''__shared__ long long tr_cs[5]; /* cross_split's steps, lane 31's clock */
 ''')
-    before('''    const double inc = warp_scan_sum(xs->tot[lane], lane);
+    before('''    const double inc = xs->inc[lane];
 ''', '''    if (lane == 31)
         tr_cs[0] = clock64();
 ''')
