@@ -343,7 +343,7 @@ for s in $steps; do
       mut xsscan 's/            r3 = eq_ord_compose(y3, r3);/            r3 = eq_ord_compose(r3, y3);/'
       # the crossing lane's scan of terms, formed before the wait for every
       # lane (session 53), from its neighbour's terms
-      mut xsrows 's/^            const double x = lane < nt ? stage\[l \* RUNS_ROW + lane\] : 0.0;$/            const double x = lane < nt ? stage[(l ^ 1) * RUNS_ROW + lane] : 0.0;/'
+      mut xsrows 's/xs->rows\[l\]\[lane\] = warp_scan_sum(row_term(stage, l, nt, lane), lane);/xs->rows[l][lane] = warp_scan_sum(row_term(stage, l ^ 1, nt, lane), lane);/'
       # their rising forms (session 47): the crossing lane's part before the
       # crossing starting with lane 31's increment; the part after it with
       # its last term's; and cross_runs' monotone form: S[l] starting with

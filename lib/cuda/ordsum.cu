@@ -1304,6 +1304,14 @@ template <int CROSS> struct CrossShared {
 template <> struct CrossShared<2> : CrossSplitShared {
 };
 
+/* Term k of lane l's row of a staged chunk (nt terms), 0.0 past them:
+ * the values of cross_split's scan of the crossing lane's terms, whether
+ * formed before the wait or read after it */
+static __device__ __forceinline__ double row_term(const double *stage, int l, int nt, int k)
+{
+    return k < nt ? stage[l * RUNS_ROW + k] : 0.0;
+}
+
 /* Before the wait, by a block of SPLIT_NT threads, every one of which
  * calls it (the barriers before the wait's end publish it): the runs
  * (cross_runs) by warps 0 and 1; by warp 2 each lane's total (its terms
@@ -1334,8 +1342,7 @@ static __device__ __forceinline__ void cross_split_runs(const double *stage, int
         static_assert(SPLIT_NT / 32 > 3, "warps for the rows' scans");
         for (int l = (tid >> 5) - 3; l < 32; l += SPLIT_NT / 32 - 3) {
             const int nt = eq_ord_lane_at(l + 1, 32, count) - eq_ord_lane_at(l, 32, count);
-            const double x = lane < nt ? stage[l * RUNS_ROW + lane] : 0.0;
-            xs->rows[l][lane] = warp_scan_sum(x, lane);
+            xs->rows[l][lane] = warp_scan_sum(row_term(stage, l, nt, lane), lane);
         }
     }
 }
@@ -1373,7 +1380,7 @@ static __device__ __forceinline__ void cross_split(const double *stage, int coun
               nt = eq_ord_lane_at(l + 1, 32, count) - a;
     const double before = __shfl_sync(0xffffffffu, inc, l > 0 ? l - 1 : 0);
     const double base = approx + (l ? before : 0.0);
-    const double x = lane < nt ? stage[l * RUNS_ROW + lane] : 0.0;
+    const double x = row_term(stage, l, nt, lane);
     const double c = xs->rows[l][lane];
     const unsigned cross =
         __ballot_sync(0xffffffffu, x != 0.0 && eq_ord_binade(base + c) != e0);
