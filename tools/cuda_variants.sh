@@ -9,7 +9,8 @@
 # runs the steps in order, each as far as the time left allows (LIMIT
 # seconds in all, default 420):
 #   trace   the traced tree TRACE (default tf: a tree patched by
-#           tools/trace/patch_ordsum.py), SSIM at 4K gated and not
+#           tools/trace/patch_ordsum.py), SSIM at each size of
+#           TRACE_SIZES (default 3840x2160) gated and not
 #           (bench_cuda --frames 6 --warmup 2 --profile [--gate 300]),
 #           each log read by tools/trace/report.py; its TG and TH lines
 #           printed (--fine)
@@ -32,6 +33,7 @@ set -u
 R=$(cd "$(dirname "$0")/.." && pwd) || exit 2
 OUT=${OUT:-$PWD/gpu-out} C=${CARRY:-/tmp/carry} L=${LIMIT:-420}
 STEPS=${STEPS:-checks ab} ROUNDS=${ROUNDS:-3} SIZES=${SIZES:-3840x2160} TRACE=${TRACE:-tf}
+TRACE_SIZES=${TRACE_SIZES:-3840x2160}
 [ $# -ge 1 ] || { echo "usage: STEPS=\"trace checks ab\" tools/cuda_variants.sh BASE NAME ..." >&2; exit 2; }
 for v in "$@"; do
   [ -x "$C/$v/tools/bench_cuda" ] || { echo "cuda_variants.sh: no carried tree $C/$v" >&2; exit 2; }
@@ -42,14 +44,19 @@ left() { echo $((L - ($(date +%s) - t0))); }
 
 trace() {
   [ -x "$C/$TRACE/tools/bench_cuda" ] || { echo "trace: no carried tree $C/$TRACE" >&2; return; }
-  for g in 300 0; do
-    [ "$(left)" -gt 20 ] || return
-    local log=$OUT/trace-$TRACE-g$g.log
-    timeout 30 "$C/$TRACE/tools/bench_cuda" --sizes 3840x2160 --metrics ssim --frames 6 \
-      --warmup 2 --profile $([ $g = 300 ] && echo --gate 300) > "$log" 2>&1
-    echo "trace $TRACE gate $g: rc=$?, $(grep -c '^T' "$log") lines"
-    python3 "$R/tools/trace/report.py" "$log" > "$OUT/report-$TRACE-g$g.txt" 2>&1
-    grep -E '^(TG|TH) ' "$OUT/report-$TRACE-g$g.txt"
+  local sz g tag log
+  for sz in ${TRACE_SIZES//,/ }; do
+    for g in 300 0; do
+      [ "$(left)" -gt 20 ] || return
+      # (4K alone keeps session 53's names)
+      tag=$TRACE-g$g$([ "$sz" = 3840x2160 ] || echo "-$sz")
+      log=$OUT/trace-$tag.log
+      timeout 30 "$C/$TRACE/tools/bench_cuda" --sizes "$sz" --metrics ssim --frames 6 \
+        --warmup 2 --profile $([ $g = 300 ] && echo --gate 300) > "$log" 2>&1
+      echo "trace $TRACE $sz gate $g: rc=$?, $(grep -c '^T' "$log") lines"
+      python3 "$R/tools/trace/report.py" "$log" > "$OUT/report-$tag.txt" 2>&1
+      grep -E '^(TG|TH) ' "$OUT/report-$tag.txt"
+    done
   done
 }
 
