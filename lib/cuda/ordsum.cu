@@ -1286,13 +1286,13 @@ static __device__ __forceinline__ void cross_form(const double *stage, int count
 }
 
 /* EQ_CUDA_CROSSREC_ENV "split": a crossing chunk's runs under the binade
- * e0 its launch slot kept (formed before the fused kernel's wait), its
- * lanes' totals and which lanes hold a non-zero term, and the split record
+ * e0 its launch slot kept (formed before the fused kernel's wait), the
+ * scan of its lanes' totals, each lane's scan of its terms and which lanes
+ * hold a non-zero term, and the split record
  * formed from them after the wait where this launch's e0 is the same
  * (cross_split). */
 struct CrossSplitShared {
     EqOrdRun P[32], S[32];
-    double tot[32];
     /* cross_split's two scans, formed before the wait: the lanes' totals'
      * (inc) and each lane's terms' (rows: lane l's terms a lane a term) */
     double inc[32], rows[32][32];
@@ -1333,7 +1333,6 @@ static __device__ __forceinline__ void cross_split_runs(const double *stage, int
         for (int k = 0; k < nt; k++)
             nz |= rp[k] != 0.0;
         const double tot = eq_ord_lane_total(stage, RUNS_ROW, 32, count, lane);
-        xs->tot[lane] = tot;
         xs->inc[lane] = warp_scan_sum(tot, lane);
         const unsigned m = __ballot_sync(0xffffffffu, nz);
         if (lane == 0)
