@@ -14,8 +14,9 @@
 #           (bench_cuda --frames 6 --warmup 2 --profile [--gate 300]),
 #           each log read by tools/trace/report.py; its TG and TH lines
 #           printed (--fine)
-#   checks  every NAME but BASE through cuda_gpu_check.sh's kernels,
-#           parity and fixtures (SEED, FIX as there)
+#   checks  every NAME but BASE through cuda_gpu_check.sh's steps CHECKS
+#           (default "kernels parity fixtures"; add "errors memcheck"
+#           for a tree that changes the device code; SEED, FIX as there)
 #   ab      ROUNDS (default 3) gated rounds: BASE and each NAME in turn,
 #           a process each (bench_cuda --sizes S --metrics ssim --frames
 #           1000 --warmup 50 --interleave --scorers 2 --gate 300, S in
@@ -24,6 +25,14 @@
 #           scorer and round; then the minimum and median of each tree's
 #           lines (gated, each mode has two levels that hold for seconds,
 #           session 52: compare minima, or like levels)
+#   all     every metric, BASE and each NAME in turn, ALL_ROUNDS rounds
+#           (default 1): a process each (bench_cuda --sizes ALL_SIZES
+#           --metrics psnr,ssim,ms_ssim,ssimulacra2 --frames 200 --warmup
+#           20 --interleave --gate 300; ALL_SIZES default
+#           3840x2160,1920x1080), its lines into all.log; then, per
+#           metric, size and input (device gated, pinned, pageable), each
+#           tree's exact and tree medians in ms (device: CUDA events;
+#           host input: walls, upload included) over its rounds' lines
 #   bundle  (last) cuda_gpu_check.sh's bundle: every log under OUT packed
 #           into OUT/logs.tar.gz (the device tool brings back 8 files)
 # Logs under OUT (default ./gpu-out); the carried trees under CARRY
@@ -33,7 +42,8 @@ set -u
 R=$(cd "$(dirname "$0")/.." && pwd) || exit 2
 OUT=${OUT:-$PWD/gpu-out} C=${CARRY:-/tmp/carry} L=${LIMIT:-420}
 STEPS=${STEPS:-checks ab} ROUNDS=${ROUNDS:-3} SIZES=${SIZES:-3840x2160} TRACE=${TRACE:-tf}
-TRACE_SIZES=${TRACE_SIZES:-3840x2160}
+TRACE_SIZES=${TRACE_SIZES:-3840x2160} CHECKS=${CHECKS:-kernels parity fixtures}
+ALL_ROUNDS=${ALL_ROUNDS:-1} ALL_SIZES=${ALL_SIZES:-3840x2160,1920x1080}
 [ $# -ge 1 ] || { echo "usage: STEPS=\"trace checks ab\" tools/cuda_variants.sh BASE NAME ..." >&2; exit 2; }
 for v in "$@"; do
   [ -x "$C/$v/tools/bench_cuda" ] || { echo "cuda_variants.sh: no carried tree $C/$v" >&2; exit 2; }
@@ -64,7 +74,8 @@ checks() {
   shift
   for v in "$@"; do
     [ "$(left)" -gt 40 ] || return
-    BUILD_DIR=$C/$v OUT=$OUT/checks-$v "$R/tools/cuda_gpu_check.sh" kernels parity fixtures 2>&1 |
+    # shellcheck disable=SC2086 # CHECKS is a list of steps
+    BUILD_DIR=$C/$v OUT=$OUT/checks-$v "$R/tools/cuda_gpu_check.sh" $CHECKS 2>&1 |
       grep -E '^== ' | sed "s/^/$v: /"
   done
 }
@@ -110,12 +121,52 @@ for k in sorted(E):
 PY
 }
 
+all() {
+  local r v
+  : > "$OUT/all.log"
+  for r in $(seq "$ALL_ROUNDS"); do
+    for v in "$@"; do
+      [ "$(left)" -gt 50 ] || break 2
+      timeout 45 "$C/$v/tools/bench_cuda" --sizes "$ALL_SIZES" \
+        --metrics psnr,ssim,ms_ssim,ssimulacra2 --frames 200 --warmup 20 --interleave \
+        --gate 300 2>&1 | sed "s/^/$v-r$r /" >> "$OUT/all.log"
+      echo "all $v round $r: $(grep -c "^$v-r$r .* interleaved" "$OUT/all.log") lines"
+    done
+  done
+  # a line: tree size metric input wall-exact wall-tree event-exact ...
+  # (tree event X, ex/tree R)
+  python3 - "$OUT/all.log" "$@" <<'PY'
+import sys, statistics as st
+rows = {}
+for line in open(sys.argv[1]):
+    f = line.replace(",", " ").replace(")", " ").split()
+    if len(f) < 12 or "interleaved" not in f:
+        continue
+    tree = f[0].rsplit("-r", 1)[0]
+    size, metric, inp = f[1], f[2], f[3]
+    wall_ex, wall_tr, ev_ex, ev_tr = float(f[4]), float(f[5]), float(f[6]), float(f[-3])
+    ex, tr = (ev_ex, ev_tr) if inp == "device" else (wall_ex, wall_tr)
+    rows.setdefault((size, metric, inp), {}).setdefault(tree, []).append((ex, tr))
+trees = sys.argv[2:]
+print("%-10s %-12s %-13s" % ("size", "metric", "input") +
+      "".join(" | %-22s" % (t + " exact/tree ms") for t in trees))
+for k in sorted(rows):
+    cells = []
+    for t in trees:
+        v = rows[k].get(t)
+        cells.append(" | %-22s" % ("%.4f / %.4f" % (st.median(e for e, _ in v), st.median(x for _, x in v))
+                                   if v else "-"))
+    print("%-10s %-12s %-13s" % k + "".join(cells))
+PY
+}
+
 for s in $STEPS; do
   echo "== $s ($(( $(date +%s) - t0 )) s)"
   case $s in
     trace) trace ;;
     checks) checks "$@" ;;
     ab) ab "$@" ;;
+    all) all "$@" ;;
     bundle) OUT=$OUT "$R/tools/cuda_gpu_check.sh" bundle > /dev/null ;;
     *) echo "cuda_variants.sh: no step '$s'" >&2; exit 2 ;;
   esac
