@@ -126,8 +126,8 @@ all() {
   : > "$OUT/all.log"
   for r in $(seq "$ALL_ROUNDS"); do
     for v in "$@"; do
-      [ "$(left)" -gt 50 ] || break 2
-      timeout 45 "$C/$v/tools/bench_cuda" --sizes "$ALL_SIZES" \
+      [ "$(left)" -gt 65 ] || break 2
+      timeout 60 "$C/$v/tools/bench_cuda" --sizes "$ALL_SIZES" \
         --metrics psnr,ssim,ms_ssim,ssimulacra2 --frames 200 --warmup 20 --interleave \
         --gate 300 2>&1 | sed "s/^/$v-r$r /" >> "$OUT/all.log"
       echo "all $v round $r: $(grep -c "^$v-r$r .* interleaved" "$OUT/all.log") lines"
