@@ -20,6 +20,12 @@
 #   BUILD_DIR=/tmp/carry/NAME tools/cuda_gpu_check.sh kernels parity fixtures memcheck
 # runs on it, as do racecheck, errors, scorers, gate and bench; not the
 # steps that build (build, mutation, the traces).
+#
+# Here, once a machine:
+#   tools/cuda_carry.sh fix [DIR]          (DIR default .dev/fix)
+# decodes the fixture pairs that cuda_gpu_check.sh's fixtures step reads
+# (FIX=DIR there) with ffmpeg, which the GPU machine lacks (31 MB; the
+# frames and formats docs/cuda.md, "Tests", lists).
 set -u
 R=$(cd "$(dirname "$0")/.." && pwd) || exit 2
 targets="tools/bench_cuda tests/checkkernels/checkkernels tests/lib/test_cuda_parity
@@ -56,6 +62,24 @@ case "${1:-}" in
     cat "$stage/pack/MANIFEST"
     echo ".dev/carry.tar.xz: $(du -k "$R/.dev/carry.tar.xz" | cut -f1) KB"
     ;;
+  fix)
+    dest=${2:-$R/.dev/fix}
+    command -v ffmpeg > /dev/null || { echo "cuda_carry.sh: fix needs ffmpeg" >&2; exit 2; }
+    mkdir -p "$dest" || exit 1
+    # pair, frames, pixel format
+    while read -r pair n fmt; do
+      for f in "${pair%%:*}" "${pair#*:}"; do
+        ffmpeg -nostdin -v error -y -i "$R/tests/data/$f.mkv" -frames:v "$n" -f rawvideo -pix_fmt "$fmt" \
+          "$dest/$f.yuv" || exit 1
+      done
+    done <<'LIST'
+lady_ref:lady_crf38 8 yuv420p
+wood_ref:wood_crf35 6 yuv420p10le
+garden_ref:garden_blurnoise 6 yuv444p
+raindrops_ref:raindrops_crf30 2 yuv420p
+LIST
+    echo "$dest: $(find "$dest" -name '*.yuv' | wc -l) files, $(du -sk "$dest" | cut -f1) KB"
+    ;;
   unpack)
     dest=${2:-/tmp/carry}
     [ -f "$R/.dev/carry.tar.xz" ] || { echo "no .dev/carry.tar.xz: run 'pack' here first" >&2; exit 2; }
@@ -63,7 +87,7 @@ case "${1:-}" in
     cat "$dest/MANIFEST"
     ;;
   *)
-    echo "usage: tools/cuda_carry.sh pack NAME=DIR ... | unpack [DIR]" >&2
+    echo "usage: tools/cuda_carry.sh pack NAME=DIR ... | unpack [DIR] | fix [DIR]" >&2
     exit 2
     ;;
 esac
