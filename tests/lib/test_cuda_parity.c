@@ -9,7 +9,8 @@
  * sizes, through host frames and (every few frames) device frames and
  * host frames in page-locked memory (which the backend copies directly,
  * without staging, in bands of rows so that SSIMULACRA2 converts each band
- * while the next is copied; three bands here at every size).
+ * while the next is copied; three bands here at every size); last, three
+ * sizes and formats in turn, a frame each, on the same scorer.
  *
  *   test_cuda_parity [--full] [--seed N] [--frames-scale K]
  *   test_cuda_parity --raw REF.yuv DIST.yuv W H SUB BITDEPTH [...]
@@ -190,6 +191,35 @@ static const Plan plans[] = {
     {176, 176, 100, 2}, {577, 323, 24, 1}, {1921, 1081, 3, 1}, {3840, 2160, 1, 0},
 };
 
+/* A pair of frames of one seed: 0, two unrelated noise frames; 1-3,
+ * content plus a small or large distortion; 4, identical frames. */
+static void fill_pair(FgFrame *r, FgFrame *d, const FgFormat *fmt, uint64_t frame_seed)
+{
+    const int kind = (int)(frame_seed % 5);
+    uint64_t r2 = frame_seed;
+    fg_fill(r, fg_splitmix(&r2), kind == 0 ? 0 : 1);
+    if (kind == 0)
+        fg_fill(d, fg_splitmix(&r2), 0);
+    else
+        fg_distort(d, r, fg_splitmix(&r2),
+                   kind == 4 ? 0 : (1u << (fmt->bitdepth - 8)) * (kind == 1 ? 2 : 40));
+}
+
+/* The pair on both backends (their scores in *c and *g), every member
+ * compared; the CPU's return value. */
+static int score_both(EqScorer *cpu, EqScorer *gpu, const FgFrame *r, const FgFrame *d,
+                      const char *what, EqScores *c, EqScores *g)
+{
+    const int ec = eq_scorer_score(cpu, &r->f, &d->f, c);
+    const int eg = eq_scorer_score(gpu, &r->f, &d->f, g);
+    n_values++;
+    if (ec != eg)
+        report(what, "return value", ec, eg);
+    compare(what, c, g, 0);
+    n_frames++;
+    return ec;
+}
+
 /* Scores every frame of a raw planar pair on both backends. */
 static int raw_pair(EqScorer *cpu, EqScorer *gpu, const char *rp, const char *dp, int w, int h,
                     int sub, int bd)
@@ -220,17 +250,11 @@ static int raw_pair(EqScorer *cpu, EqScorer *gpu, const char *rp, const char *dp
         EqScores c, g;
         char what[160];
         snprintf(what, sizeof(what), "%s frame %d", rp, frames);
-        int ec = eq_scorer_score(cpu, &r.f, &d.f, &c);
-        int eg = eq_scorer_score(gpu, &r.f, &d.f, &g);
-        n_values++;
-        if (ec != eg)
-            report(what, "return value", ec, eg);
-        compare(what, &c, &g, 0);
+        score_both(cpu, gpu, &r, &d, what, &c, &g);
         if (frames == 0)
             printf("    %s frame 0: psnr_y %.17g ssim %.17g ms_ssim %.17g ssimulacra2 %.17g\n",
                    rp, g.psnr_y, g.ssim, g.ms_ssim, g.ssimulacra2);
         frames++;
-        n_frames++;
     }
     printf("  fixture %s: %d frames %dx%d %d-bit %d, %ld mismatches\n", rp, frames, w, h, bd,
            sub, n_mismatch - mism_before);
@@ -318,29 +342,12 @@ int main(int argc, char **argv)
                 return 1;
             }
             for (int k = 0; k < count; k++) {
-                uint64_t frame_seed = fg_splitmix(&rng);
-                int kind = (int)(frame_seed % 5);
-                uint64_t r2 = frame_seed;
-                /* 0: two unrelated noise frames; 1-3: content plus a small
-                 * or large distortion; 4: identical frames. */
-                fg_fill(&r, fg_splitmix(&r2), kind == 0 ? 0 : 1);
-                if (kind == 0)
-                    fg_fill(&d, fg_splitmix(&r2), 0);
-                else
-                    fg_distort(&d, &r, fg_splitmix(&r2),
-                               kind == 4 ? 0
-                                         : (1u << (fmt->bitdepth - 8)) * (kind == 1 ? 2 : 40));
+                fill_pair(&r, &d, fmt, fg_splitmix(&rng));
                 EqScores c, g;
                 char what[128];
                 snprintf(what, sizeof(what), "%s %dx%d frame %d (seed %llu)", fmt->name,
                          plans[p].w, plans[p].h, k, (unsigned long long)seed);
-                int ec = eq_scorer_score(cpu, &r.f, &d.f, &c);
-                int eg = eq_scorer_score(gpu, &r.f, &d.f, &g);
-                n_values++;
-                if (ec != eg)
-                    report(what, "return value", ec, eg);
-                compare(what, &c, &g, 0);
-                n_frames++;
+                const int ec = score_both(cpu, gpu, &r, &d, what, &c, &g);
                 if (k % 8 == 0) {
                     /* Device frames: metrics the device does not do fail
                      * with NOT_BUILT there; compare the others. Each pass
@@ -396,6 +403,39 @@ int main(int argc, char **argv)
                n_frames - frames_before, n_mismatch - mism_before);
         fflush(stdout);
     }
+    /* Sizes and formats in turn, a frame each, on the one scorer: each of
+     * a frame's sum launches finds in its table slot the table of another
+     * size, so that a kernel that read its table before the launch's put
+     * of it had ended would read other sums' descriptions (within a run of
+     * one size the slot holds the same table frame after frame). */
+    static const struct {
+        int w, h, fmt;
+    } turns[] = {{176, 176, 0}, {577, 323, 5}, {320, 180, 13}};
+    enum { N_TURNS = (int)(sizeof(turns) / sizeof(turns[0])) };
+    FgFrame tr[N_TURNS], td[N_TURNS];
+    for (int t = 0; t < N_TURNS; t++)
+        if (fg_alloc(&tr[t], &formats[turns[t].fmt], turns[t].w, turns[t].h, 0) < 0 ||
+            fg_alloc(&td[t], &formats[turns[t].fmt], turns[t].w, turns[t].h, 3) < 0) {
+            printf("out of memory\n");
+            return 1;
+        }
+    const int nturn = (int)((full ? 300 : 30) * scale + 0.5);
+    const long mism_before = n_mismatch;
+    for (int k = 0; k < nturn; k++) {
+        const int t = k % N_TURNS;
+        const FgFormat *fmt = &formats[turns[t].fmt];
+        fill_pair(&tr[t], &td[t], fmt, fg_splitmix(&rng));
+        EqScores c, g;
+        char what[128];
+        snprintf(what, sizeof(what), "%s %dx%d in turn, frame %d (seed %llu)", fmt->name,
+                 turns[t].w, turns[t].h, k, (unsigned long long)seed);
+        score_both(cpu, gpu, &tr[t], &td[t], what, &c, &g);
+    }
+    for (int t = 0; t < N_TURNS; t++) {
+        fg_free(&tr[t]);
+        fg_free(&td[t]);
+    }
+    printf("  in turn   %5d frames, %ld mismatches\n", nturn, n_mismatch - mism_before);
     eq_scorer_close(&gpu);
     eq_scorer_close(&cpu);
     printf("parity: %ld frames (%ld also as device frames and from page-locked memory), "
