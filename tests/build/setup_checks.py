@@ -36,7 +36,9 @@ for arch, says in (('sm_89', 'gpu_arch sm_89 is not supported: the kernels need 
                    ('sm_80', 'gpu_arch sm_80 is not supported'),
                    ('compute_90', "gpu_arch 'compute_90' is not an architecture name like sm_90"),
                    ('sm_9x', "gpu_arch 'sm_9x' is not an architecture name like sm_90"),
-                   ('sm_', "gpu_arch 'sm_' is not an architecture name like sm_90")):
+                   ('sm_', "gpu_arch 'sm_' is not an architecture name like sm_90"),
+                   ('sm_a90', "gpu_arch 'sm_a90' is not an architecture name like sm_90"),
+                   ('sm_90af', "gpu_arch 'sm_90af' is not an architecture name like sm_90")):
     rc, out = setup('arch-' + arch, ['-Dcuda=enabled', '-Dgpu_arch=' + arch])
     check(arch, rc != 0 and says in out, out)
     rc, out = setup('auto-' + arch, ['-Dcuda=auto', '-Dgpu_arch=' + arch])
